@@ -1,0 +1,243 @@
+"""``rerank_relevancy``: aggregate a scorer's per-text scores into one relevancy score per query."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from .base import RelevanceScorer, check_scores, validate_query_texts
+from .errors import short_query
+
+__all__ = [
+    "AGGREGATIONS",
+    "RelevancyResult",
+    "BatchRelevancy",
+    "aggregate_scores",
+    "rerank_relevancy",
+    "arerank_relevancy",
+    "rerank_relevancy_result",
+    "arerank_relevancy_result",
+    "rerank_relevancy_batch",
+    "arerank_relevancy_batch",
+]
+
+Agg = Literal["max", "mean", "median"]
+Normalize = Literal["sigmoid"] | None
+AGGREGATIONS: tuple[str, ...] = ("max", "mean", "median")
+NORMALIZATIONS: tuple[str, ...] = ("sigmoid",)
+
+
+@dataclass(frozen=True)
+class RelevancyResult:
+    """One query's relevancy: ``score`` = ``agg`` over ``scores`` (per text, input order, after ``normalize``)."""
+
+    score: float
+    scores: list[float]
+    agg: str
+    scorer: str
+    normalize: str | None = None
+
+
+@dataclass
+class BatchRelevancy:
+    """Relevancy of many queries: ``scores`` {qid: score}, ``details`` {qid: RelevancyResult} and ``errors``
+    {qid: message} for the queries that failed (they have no score; the others are still scored)."""
+
+    scores: dict[str, float] = field(default_factory=dict)
+    details: dict[str, RelevancyResult] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
+
+    def mean(self) -> float | None:
+        """Mean score over the scored queries (None when none was scored)."""
+        return float(np.mean(list(self.scores.values()))) if self.scores else None
+
+
+def _check_options(scorer: object, agg: object, normalize: object) -> None:
+    if agg not in AGGREGATIONS:
+        raise ValueError(f"agg must be one of {', '.join(AGGREGATIONS)}; got {agg!r}")
+    if normalize is not None and normalize not in NORMALIZATIONS:
+        raise ValueError(f"normalize must be None or 'sigmoid'; got {normalize!r}")
+    if not isinstance(scorer, RelevanceScorer):
+        raise TypeError(
+            f"scorer must implement the RelevanceScorer protocol (name, calibrated, score, ascore); got "
+            f"{type(scorer).__name__}. Use LexicalScorer(), CohereReranker(...) or CallableScorer(fn, ...)."
+        )
+    calibrated = bool(getattr(scorer, "calibrated", False))
+    if not calibrated and normalize is None:
+        raise ValueError(
+            f"{scorer!r} returns uncalibrated scores (not in [0, 1]); a relevancy must lie in [0, 1]. "
+            "Pass normalize='sigmoid' to map each score s to 1 / (1 + exp(-s)) first (right for logits, e.g. "
+            "cross-encoders), or use a calibrated scorer."
+        )
+    if calibrated and normalize is not None:
+        raise ValueError(
+            f"{scorer!r} already returns calibrated scores in [0, 1]; normalize={normalize!r} would distort them. "
+            "Drop normalize."
+        )
+
+
+def _sigmoid(s: float) -> float:
+    if s >= 0:
+        return 1.0 / (1.0 + math.exp(-s))
+    e = math.exp(s)
+    return e / (1.0 + e)
+
+
+def aggregate_scores(scores: Sequence[float], agg: Agg = "max") -> float:
+    """Aggregate per-text scores: ``max``, ``mean`` or ``median`` (even count: mean of the two middle values).
+
+    No scores gives 0.0. Scores are aggregated in descending order with numpy, which is the order Cohere
+    returns them in, so the number is bit-for-bit what LlamaIndex's ``CohereRerankRelevancyMetric``
+    (``np.max`` / ``np.mean`` / ``np.median`` over the response) returns for the same response.
+    """
+    if agg not in AGGREGATIONS:
+        raise ValueError(f"agg must be one of {', '.join(AGGREGATIONS)}; got {agg!r}")
+    if len(scores) == 0:
+        return 0.0
+    arr = np.asarray(sorted((float(s) for s in scores), reverse=True), dtype=float)
+    value = float({"max": np.max, "mean": np.mean, "median": np.median}[agg](arr))
+    return value
+
+
+def _finish(query: str, texts: list[str], raw: Sequence[float], scorer: RelevanceScorer, agg: Agg,
+            normalize: Normalize) -> RelevancyResult:
+    calibrated = bool(scorer.calibrated)
+    scores = check_scores(query, texts, raw, calibrated=calibrated, source=repr(scorer))
+    if normalize == "sigmoid":
+        scores = [_sigmoid(s) for s in scores]
+    score = aggregate_scores(scores, agg)
+    if not 0.0 <= score <= 1.0 or not math.isfinite(score):  # cannot happen after the checks above
+        raise ValueError(f"relevancy {score} for query {short_query(query)} is outside [0, 1]")
+    return RelevancyResult(score=score, scores=scores, agg=agg, scorer=scorer.name, normalize=normalize)
+
+
+def rerank_relevancy_result(
+    query: str, texts: Sequence[str], scorer: RelevanceScorer, agg: Agg = "max", *, normalize: Normalize = None
+) -> RelevancyResult:
+    """Like :func:`rerank_relevancy` but returns the per-text scores too."""
+    _check_options(scorer, agg, normalize)
+    items = validate_query_texts(query, texts)
+    if not items:
+        return RelevancyResult(score=0.0, scores=[], agg=agg, scorer=scorer.name, normalize=normalize)
+    return _finish(query, items, scorer.score(query, items), scorer, agg, normalize)
+
+
+async def arerank_relevancy_result(
+    query: str, texts: Sequence[str], scorer: RelevanceScorer, agg: Agg = "max", *, normalize: Normalize = None
+) -> RelevancyResult:
+    """Async :func:`rerank_relevancy_result` (uses ``scorer.ascore``)."""
+    _check_options(scorer, agg, normalize)
+    items = validate_query_texts(query, texts)
+    if not items:
+        return RelevancyResult(score=0.0, scores=[], agg=agg, scorer=scorer.name, normalize=normalize)
+    return _finish(query, items, await scorer.ascore(query, items), scorer, agg, normalize)
+
+
+def rerank_relevancy(
+    query: str, texts: Sequence[str], scorer: RelevanceScorer, agg: Agg = "max", *, normalize: Normalize = None
+) -> float:
+    """Relevancy of a retrieval without expected ids: ``agg`` over the scorer's score of every (query, text).
+
+    ``relevancy = agg_i score(query, texts[i])`` with ``agg`` in ``max`` (default; "is anything retrieved
+    relevant?"), ``mean`` or ``median``. No texts scores 0.0 and sends no request. The result is in [0, 1]:
+    scorers that are not calibrated (``scorer.calibrated`` False, e.g. cross-encoder logits) are refused with
+    a ValueError unless ``normalize="sigmoid"`` maps each score ``s`` to ``1 / (1 + exp(-s))`` first.
+    """
+    return rerank_relevancy_result(query, texts, scorer, agg, normalize=normalize).score
+
+
+async def arerank_relevancy(
+    query: str, texts: Sequence[str], scorer: RelevanceScorer, agg: Agg = "max", *, normalize: Normalize = None
+) -> float:
+    """Async :func:`rerank_relevancy`."""
+    return (await arerank_relevancy_result(query, texts, scorer, agg, normalize=normalize)).score
+
+
+def _batch_items(items: Mapping[str, tuple[str, Sequence[str]]]) -> list[tuple[str, str, Sequence[str]]]:
+    if not isinstance(items, Mapping):
+        raise TypeError("items must be a mapping {query_id: (query, texts)}")
+    out = []
+    for qid, pair in items.items():
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise TypeError(f"items[{qid!r}] must be a (query, texts) pair, got {type(pair).__name__}")
+        out.append((str(qid), pair[0], pair[1]))
+    return out
+
+
+def rerank_relevancy_batch(
+    items: Mapping[str, tuple[str, Sequence[str]]],
+    scorer: RelevanceScorer,
+    agg: Agg = "max",
+    *,
+    normalize: Normalize = None,
+    progress: bool | None = None,
+) -> BatchRelevancy:
+    """:func:`rerank_relevancy` for every ``{qid: (query, texts)}``, one after another (progress bar on a TTY).
+
+    A query that fails (bad input, endpoint error after retries) is recorded in ``errors`` with its message;
+    the others are still scored.
+    """
+    _check_options(scorer, agg, normalize)
+    rows = _batch_items(items)
+    result = BatchRelevancy()
+    for qid, query, texts in _progress(rows, progress):
+        try:
+            res = rerank_relevancy_result(query, texts, scorer, agg, normalize=normalize)
+        except (ValueError, TypeError, RuntimeError) as exc:
+            result.errors[qid] = f"{type(exc).__name__}: {exc}"
+            continue
+        result.scores[qid], result.details[qid] = res.score, res
+    return result
+
+
+async def arerank_relevancy_batch(
+    items: Mapping[str, tuple[str, Sequence[str]]],
+    scorer: RelevanceScorer,
+    agg: Agg = "max",
+    *,
+    normalize: Normalize = None,
+    max_concurrency: int = 16,
+) -> BatchRelevancy:
+    """Async :func:`rerank_relevancy_batch`: queries are scored concurrently, at most ``max_concurrency`` at
+    once (a :class:`CohereReranker` also caps its own in-flight requests)."""
+    _check_options(scorer, agg, normalize)
+    if not isinstance(max_concurrency, int) or max_concurrency < 1:
+        raise ValueError(f"max_concurrency must be a positive int, got {max_concurrency!r}")
+    rows = _batch_items(items)
+    gate = asyncio.Semaphore(max_concurrency)
+
+    async def one(query: str, texts: Sequence[str]) -> RelevancyResult:
+        async with gate:
+            return await arerank_relevancy_result(query, texts, scorer, agg, normalize=normalize)
+
+    outcomes = await asyncio.gather(*(one(q, t) for _, q, t in rows), return_exceptions=True)
+    result = BatchRelevancy()
+    for (qid, _, _), outcome in zip(rows, outcomes):
+        if isinstance(outcome, BaseException):
+            if not isinstance(outcome, Exception):
+                raise outcome
+            result.errors[qid] = f"{type(outcome).__name__}: {outcome}"
+        else:
+            result.scores[qid], result.details[qid] = outcome.score, outcome
+    return result
+
+
+def _progress(rows: list, progress: bool | None):
+    """``rows`` wrapped in a tqdm bar when tqdm is installed and ``progress`` (default: stderr is a TTY and
+    ``TQDM_DISABLE`` is unset)."""
+    import os
+    import sys
+
+    show = (not os.environ.get("TQDM_DISABLE") and sys.stderr.isatty()) if progress is None else progress
+    if not show:
+        return rows
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return rows
+    return tqdm(rows, desc="rerank relevancy")
