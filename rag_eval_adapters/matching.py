@@ -1,0 +1,208 @@
+"""Judging retrieved *texts* against expected texts, when a data set has no document ids.
+
+The default rule (:func:`contains_match`): after lower-casing and collapsing white space, a retrieved text
+is relevant to an expected text when it contains it or is contained in it. Any callable
+``matcher(retrieved_text, expected_text) -> bool`` can replace it.
+
+:func:`judge_texts` turns a text match into ids and judgments that the id metrics of
+:mod:`rag_eval_adapters.metrics` score directly (see its docstring for the construction), so text-matched
+scores obey the same definitions and stay in [0, 1].
+
+>>> from rag_eval_adapters.matching import contains_match, judge_texts
+>>> contains_match("Paris is the  CAPITAL of France.", "capital of france")
+True
+>>> j = judge_texts(["Berlin is in Germany.", "Paris is the capital of France."], ["capital of France"])
+>>> j.retrieved_ids, j.qrels
+(['retrieved[0]', 'retrieved[1]'], {'retrieved[1]': 1.0})
+
+This module imports no framework.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["TextMatcher", "normalize_text", "contains_match", "TextJudgement", "judge_texts"]
+
+TextMatcher = Callable[[str, str], bool]
+"""``matcher(retrieved_text, expected_text) -> bool``: whether the retrieved text is relevant to the expected one."""
+
+
+def normalize_text(text: str) -> str:
+    """``text`` lower-cased, with every run of white space collapsed to one space and the ends stripped."""
+    return " ".join(text.lower().split())
+
+
+def contains_match(retrieved_text: str, expected_text: str) -> bool:
+    """Whether one normalized text contains the other (see :func:`normalize_text`).
+
+    A text that is empty after normalization matches nothing (an empty string is "contained" in every
+    text, which would make any empty chunk relevant).
+
+    >>> contains_match("The Eiffel Tower is in Paris.", "eiffel tower")
+    True
+    >>> contains_match("tower", "The Eiffel   Tower is in Paris.")
+    True
+    >>> contains_match("", "anything")
+    False
+    """
+    retrieved, expected = normalize_text(retrieved_text), normalize_text(expected_text)
+    if not retrieved or not expected:
+        return False
+    return expected in retrieved or retrieved in expected
+
+
+@dataclass(frozen=True)
+class TextJudgement:
+    """A text match expressed as ids and judgments for the id metrics.
+
+    Attributes:
+        retrieved_ids: one id per retrieved text, in rank order: ``"retrieved[i]"``.
+        qrels: judgments for the ranking: every retrieved text that matches an expected text, with the
+            highest grade among the expected texts it matches, plus every expected text that no retrieved
+            text matches (``"expected[j]"``), with its grade. Precision, hit rate, MRR, AP and nDCG are the
+            id metrics of ``retrieved_ids`` against ``qrels``.
+        expected_qrels: ``"expected[j]" -> grade`` for every (distinct) expected text.
+        covered_ids: the ``"expected[j]"`` matched by at least one retrieved text, in order of ``j``. Recall
+            (expected texts matched / expected texts) is the recall of ``covered_ids`` against
+            ``expected_qrels``.
+        matches: for each retrieved text, the indices ``j`` of the expected texts it matches.
+        expected_texts: the distinct expected texts, in the order the ``j`` indices refer to.
+    """
+
+    retrieved_ids: list[str]
+    qrels: dict[str, float]
+    expected_qrels: dict[str, float]
+    covered_ids: list[str]
+    matches: tuple[tuple[int, ...], ...]
+    expected_texts: tuple[str, ...]
+
+    def __repr__(self) -> str:
+        relevant = sum(1 for m in self.matches if m)
+        return (
+            f"TextJudgement(retrieved={len(self.retrieved_ids)}, relevant_retrieved={relevant}, "
+            f"expected={len(self.expected_texts)}, matched_expected={len(self.covered_ids)})"
+        )
+
+
+def _where(query_id: Any) -> str:
+    return "" if query_id is None else f"query {query_id!r}: "
+
+
+def _texts(values: Any, field: str, query_id: Any) -> list[str]:
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{_where(query_id)}{field} is a single string; pass a list of texts, e.g. [{values!r}]")
+    if not isinstance(values, Sequence) and not hasattr(values, "__iter__"):
+        raise TypeError(f"{_where(query_id)}{field} must be a list of texts, got {type(values).__name__}")
+    texts = list(values)
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(f"{_where(query_id)}{field}[{i}] must be a str, got {type(text).__name__}: {text!r}")
+    return texts
+
+
+def _grade(grades: Mapping[str, Any] | None, text: str, query_id: Any) -> float:
+    if grades is None or text not in grades:
+        return 1.0
+    grade = grades[text]
+    if isinstance(grade, bool) or not isinstance(grade, numbers.Real) or not math.isfinite(float(grade)):
+        raise TypeError(
+            f"{_where(query_id)}expected_relevance[{text!r}] must be a finite number (a relevance grade), "
+            f"got {grade!r}"
+        )
+    return float(grade)
+
+
+def judge_texts(
+    retrieved_texts: Sequence[str],
+    expected_texts: Sequence[str],
+    *,
+    matcher: TextMatcher | None = None,
+    grades: Mapping[str, float] | None = None,
+    query_id: Hashable | None = None,
+) -> TextJudgement:
+    """Match every retrieved text against every expected text, and express the result as ids and judgments.
+
+    A retrieved text is *relevant* when ``matcher(retrieved_text, expected_text)`` holds for some expected
+    text (default :func:`contains_match`); an expected text is *matched* when some retrieved text matches it.
+    With ``R`` = relevant retrieved texts and ``U`` = expected texts matched by none:
+
+    * ranking ``retrieved[0..n-1]``; judgments = ``R`` (grade: the highest grade among the expected texts the
+      text matches) plus ``U`` (their own grades). So precision = |R| / n, the first relevant rank gives the
+      MRR, and the ideal ranking of AP and nDCG holds |R| + |U| relevant items, which is at least the number
+      of relevant retrieved texts: scores stay in [0, 1] even when several chunks match one expected text.
+      When each expected text is matched by exactly one retrieved text and vice versa, this is the same as
+      scoring ids.
+    * recall = matched expected texts / expected texts (``covered_ids`` against ``expected_qrels``).
+
+    Args:
+        retrieved_texts: the retrieved texts in rank order.
+        expected_texts: the expected (relevant) texts; repeated texts count once; must not be empty.
+        matcher: ``matcher(retrieved_text, expected_text) -> bool``.
+        grades: optional grade per expected text (keys are expected texts; missing texts have grade 1).
+        query_id: names the query in error messages.
+
+    Raises:
+        ValueError: ``expected_texts`` missing, empty or holding a blank text; ``retrieved_texts`` missing; a grade
+            for a text that is not among ``expected_texts``.
+        TypeError: a text that is not a str, a grade that is not a number, a matcher that is not callable.
+    """
+    if expected_texts is None:
+        raise ValueError(f"{_where(query_id)}expected_texts is missing: pass the relevant texts to match against")
+    if retrieved_texts is None:
+        raise ValueError(
+            f"{_where(query_id)}retrieved_texts is missing: text matching needs the retrieved texts in rank order "
+            "([] if none)"
+        )
+    given = _texts(expected_texts, "expected_texts", query_id)
+    if not given:
+        raise ValueError(
+            f"{_where(query_id)}expected_texts is empty: pass at least one relevant text (or expected ids)"
+        )
+    for i, text in enumerate(given):
+        if not text.strip():
+            raise ValueError(
+                f"{_where(query_id)}expected_texts[{i}] is blank; a blank text cannot be matched: remove it"
+            )
+    expected = list(dict.fromkeys(given))
+    retrieved = _texts(retrieved_texts, "retrieved_texts", query_id)
+    match = contains_match if matcher is None else matcher
+    if not callable(match):
+        raise TypeError(f"matcher must be a callable (retrieved_text, expected_text) -> bool, got {match!r}")
+    if grades is not None and not isinstance(grades, Mapping):
+        raise TypeError(
+            f"{_where(query_id)}expected_relevance must be a mapping expected text -> grade, got {type(grades).__name__}"
+        )
+    if grades:
+        unknown = [text for text in grades if text not in set(expected)]
+        if unknown:
+            raise ValueError(
+                f"{_where(query_id)}expected_relevance grades {unknown[:3]!r}, which are not among expected_texts; "
+                "in text matching its keys are the expected texts themselves"
+            )
+    expected_grades = [_grade(grades, text, query_id) for text in expected]
+
+    matches = tuple(
+        tuple(j for j, exp in enumerate(expected) if match(ret, exp)) for ret in retrieved
+    )
+    covered = sorted({j for found in matches for j in found})
+    retrieved_ids = [f"retrieved[{i}]" for i in range(len(retrieved))]
+    qrels: dict[str, float] = {
+        retrieved_ids[i]: max(expected_grades[j] for j in found) for i, found in enumerate(matches) if found
+    }
+    covered_set = set(covered)
+    for j, grade in enumerate(expected_grades):
+        if j not in covered_set:
+            qrels[f"expected[{j}]"] = grade
+    return TextJudgement(
+        retrieved_ids=retrieved_ids,
+        qrels=qrels,
+        expected_qrels={f"expected[{j}]": grade for j, grade in enumerate(expected_grades)},
+        covered_ids=[f"expected[{j}]" for j in covered],
+        matches=matches,
+        expected_texts=tuple(expected),
+    )
