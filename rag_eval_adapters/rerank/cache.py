@@ -116,7 +116,8 @@ class CachedScorer:
         if not isinstance(scorer, RelevanceScorer):
             raise TypeError(f"scorer must implement RelevanceScorer, got {type(scorer).__name__}")
         self.scorer = scorer
-        self.cache: ScoreCache = as_cache(cache) or InMemoryScoreCache()
+        store = as_cache(cache)
+        self.cache: ScoreCache = store if store is not None else InMemoryScoreCache()
         self.name = scorer.name
         self.calibrated = scorer.calibrated
         self.hits = 0
