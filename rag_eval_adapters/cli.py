@@ -1,0 +1,494 @@
+"""The ``rag-eval`` command: score retrieval runs against judgments, compare runs, run the demo.
+
+``rag-eval evaluate``  scores one run (TREC or JSONL) against qrels (TREC or JSONL).
+``rag-eval compare``   scores several runs and tests every pair for significant differences.
+``rag-eval demo``      retrieves with BM25 and TF-IDF over a shipped corpus, evaluates both through
+                       the LlamaIndex adapters, compares them and writes a report folder.
+
+Every expected failure (missing file, malformed line, unknown metric, no overlap between run and
+qrels) prints one line ``rag-eval: error: ...`` on stderr and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any, Optional, Sequence, TextIO
+
+from ._version import __version__
+
+DEFAULT_METRICS = ("hit_rate", "mrr", "precision", "recall", "f1", "ap", "ndcg")
+DEFAULT_K = (1, 3, 5, 10, 20)
+FORMATS = ("table", "json", "csv", "markdown")
+
+
+class CLIError(Exception):
+    """An expected failure: reported as one line on stderr with exit status 2."""
+
+
+# --------------------------------------------------------------------------------------------
+# helpers
+
+
+def progress_enabled(stream: Optional[TextIO] = None) -> bool:
+    """Progress bars only on a terminal, and never when TQDM_DISABLE is set."""
+    if os.environ.get("TQDM_DISABLE", "").strip().lower() not in ("", "0", "false", "no"):
+        return False
+    stream = stream if stream is not None else sys.stderr
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+class _Steps:
+    """A transient rich progress display on stderr (a no-op when not on a terminal)."""
+
+    def __init__(self, enabled: bool):
+        self._progress = None
+        if enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
+
+            self._progress = Progress(
+                SpinnerColumn(),
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+
+    def __enter__(self) -> "_Steps":
+        if self._progress is not None:
+            self._progress.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+    def task(self, description: str, total: Optional[int] = None) -> Any:
+        if self._progress is None:
+            return None
+        return self._progress.add_task(description, total=total)
+
+    def advance(self, task: Any, amount: int = 1) -> None:
+        if self._progress is not None and task is not None:
+            self._progress.advance(task, amount)
+
+    def finish(self, task: Any) -> None:
+        if self._progress is not None and task is not None:
+            t = self._progress.tasks[[x.id for x in self._progress.tasks].index(task)]
+            self._progress.update(task, total=t.total or 1, completed=t.total or 1)
+
+
+def _one_line(message: str) -> str:
+    return " ".join(str(message).split())
+
+
+def _check_file(path: str, what: str) -> Path:
+    p = Path(path)
+    if not p.exists():
+        raise CLIError(f"{what} file not found: {path}")
+    if not p.is_file():
+        raise CLIError(f"{what} path is not a file: {path}")
+    return p
+
+
+def load_qrels(path: str) -> dict[str, dict[str, int]]:
+    """Read qrels from a TREC file (``qid iter doc grade``) or JSONL; raises CLIError on bad input."""
+    from .jsonl import looks_like_jsonl, read_jsonl_qrels
+
+    p = _check_file(path, "qrels")
+    try:
+        if looks_like_jsonl(p):
+            qrels = read_jsonl_qrels(p)
+        else:
+            from . import read_trec_qrels
+
+            qrels = read_trec_qrels(p)
+    except (ValueError, TypeError, UnicodeDecodeError) as exc:
+        raise CLIError(_prefix_path(exc, p)) from None
+    if not qrels:
+        raise CLIError(f"qrels file {path} holds no judgments")
+    return qrels
+
+
+def load_run(path: str) -> dict[str, Any]:
+    """Read a run from a TREC file (``qid Q0 doc rank score tag``) or JSONL; raises CLIError."""
+    from .jsonl import looks_like_jsonl, read_jsonl_run
+
+    p = _check_file(path, "run")
+    try:
+        if looks_like_jsonl(p):
+            run = read_jsonl_run(p)
+        else:
+            from . import read_trec_run
+
+            run = read_trec_run(p)
+    except (ValueError, TypeError, UnicodeDecodeError) as exc:
+        raise CLIError(_prefix_path(exc, p)) from None
+    return run
+
+
+def _prefix_path(exc: BaseException, path: Path) -> str:
+    message = _one_line(str(exc))
+    if str(path) not in message and path.name not in message:
+        message = f"{path}: {message}"
+    return message
+
+
+def resolve_metric_names(metrics: Optional[Sequence[str]], ks: Optional[Sequence[int]]) -> list[str]:
+    """The metric names to compute.
+
+    Without ``-m``: every default metric at every k (``--k``, default 1,3,5,10,20).  With ``-m``:
+    the names as given (comma-separated lists allowed); when ``--k`` is also given, a name without
+    a cutoff is expanded to one metric per k (``-m ndcg --k 5,10`` gives ndcg@5 and ndcg@10).
+    Unknown names raise CLIError listing the valid ones.
+    """
+    from .measures import parse_metric
+
+    if not metrics:
+        names = [f"{m}@{k}" for m in DEFAULT_METRICS for k in (ks or DEFAULT_K)]
+    else:
+        names = []
+        for item in metrics:
+            for name in item.split(","):
+                name = name.strip()
+                if not name:
+                    continue
+                if ks and "@" not in name:
+                    names.extend(f"{name}@{k}" for k in ks)
+                else:
+                    names.append(name)
+    keys: list[str] = []
+    for name in names:
+        try:
+            key = parse_metric(name).key
+        except (ValueError, TypeError) as exc:
+            raise CLIError(_one_line(str(exc))) from None
+        if key not in keys:
+            keys.append(key)
+    return keys
+
+
+def parse_ks(text: Optional[str]) -> Optional[list[int]]:
+    """Parse ``"1,3,5"`` into ``[1, 3, 5]``; raises CLIError on anything but positive integers."""
+    if text is None:
+        return None
+    ks = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if not part.isdigit() or int(part) < 1:
+            raise CLIError(f"--k takes positive integers separated by commas (e.g. 1,3,5,10), got {text!r}")
+        if int(part) not in ks:
+            ks.append(int(part))
+    if not ks:
+        raise CLIError(f"--k takes positive integers separated by commas (e.g. 1,3,5,10), got {text!r}")
+    return ks
+
+
+def _ranked(docs: Any) -> list[str]:
+    """Rank a run entry: a list keeps its order; {doc: score} by score desc, doc id desc (trec_eval)."""
+    if isinstance(docs, dict):
+        return [d for d, _ in sorted(docs.items(), key=lambda item: (item[1], item[0]), reverse=True)]
+    seen: dict[str, None] = {}
+    for d in docs:
+        seen.setdefault(d, None)
+    return list(seen)
+
+
+def query_details(qrels: dict, run: dict, relevance_level: int = 1) -> dict:
+    """Per query: judged-relevant count, distinct retrieved count and rank of the first relevant doc."""
+    from .reports import QueryDetail
+
+    details = {}
+    for qid, judged in qrels.items():
+        relevant = {d for d, g in judged.items() if g >= relevance_level}
+        ranked = _ranked(run.get(qid, []))
+        first = next((i + 1 for i, d in enumerate(ranked) if d in relevant), None)
+        details[qid] = QueryDetail(relevant=len(relevant), retrieved=len(ranked), first_relevant_rank=first)
+    return details
+
+
+def score_run(qrels: dict, run: dict, metrics: Sequence[str], relevance_level: int, name: str, steps: _Steps):
+    """Evaluate one run with the core, after checking it shares queries with the qrels."""
+    from . import evaluate
+
+    common = set(run) & set(qrels)
+    if not common:
+        raise CLIError(f"run {name} has no query in common with the qrels")
+    task = steps.task(f"scoring {name}", total=1)
+    try:
+        report = evaluate(qrels, run, list(metrics), relevance_level=relevance_level)
+    except (ValueError, TypeError) as exc:
+        raise CLIError(f"{name}: {_one_line(str(exc))}") from None
+    steps.finish(task)
+    return report
+
+
+def _emit(text: str, output: Optional[str], stdout: TextIO, stderr: TextIO) -> None:
+    if output:
+        try:
+            Path(output).parent.mkdir(parents=True, exist_ok=True)
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise CLIError(f"cannot write {output}: {exc.strerror or exc}") from None
+        print(f"rag-eval: wrote {output}", file=stderr)
+    else:
+        stdout.write(text)
+
+
+def _print_rich(renderables: Sequence[Any], stdout: TextIO) -> None:
+    from rich.console import Console
+
+    console = Console(file=stdout)
+    for r in renderables:
+        console.print(r)
+
+
+def _run_name(path: str, taken: set[str]) -> str:
+    stem = Path(path).name
+    name, i = stem, 2
+    while name in taken:
+        name, i = f"{stem}#{i}", i + 1
+    taken.add(name)
+    return name
+
+
+def _check_sort_by(sort_by: Optional[str], keys: Sequence[str]) -> Optional[str]:
+    if sort_by is None:
+        return None
+    from .measures import parse_metric
+
+    try:
+        key = parse_metric(sort_by).key
+    except (ValueError, TypeError) as exc:
+        raise CLIError(_one_line(str(exc))) from None
+    if key not in keys:
+        raise CLIError(f"--sort-by {sort_by}: not among the computed metrics ({', '.join(keys)})")
+    return key
+
+
+# --------------------------------------------------------------------------------------------
+# commands
+
+
+def cmd_evaluate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from .reports import evaluation_tables, plot_metrics, render_evaluation
+
+    ks = parse_ks(args.k)
+    keys = resolve_metric_names(args.metric, ks)
+    if args.relevance_level < 1:
+        raise CLIError(f"--relevance-level must be at least 1, got {args.relevance_level}")
+    name = Path(args.run).name
+    with _Steps(progress_enabled(stderr)) as steps:
+        t = steps.task("reading files", total=2)
+        qrels = load_qrels(args.qrels)
+        steps.advance(t)
+        run = load_run(args.run)
+        steps.advance(t)
+        report = score_run(qrels, run, keys, args.relevance_level, name, steps)
+    sort_by = _check_sort_by(args.sort_by, list(report.mean))
+    details = query_details(qrels, run, args.relevance_level) if args.per_query else None
+    if args.format == "table" and not args.output and _is_tty(stdout):
+        _print_rich(
+            evaluation_tables(report, per_query=args.per_query, sort_by=sort_by, details=details,
+                              limit=args.limit, title=f"{name}: mean over queries"),
+            stdout,
+        )
+    else:
+        text = render_evaluation(
+            report, args.format, per_query=args.per_query, sort_by=sort_by, details=details,
+            limit=args.limit, run_name=name if args.format != "json" else None,
+        )
+        _emit(text, args.output, stdout, stderr)
+    if args.plot:
+        _plot({name: dict(report.mean)}, args.plot, stderr, title=name)
+    return 0
+
+
+def _plot(means: dict, path: str, stderr: TextIO, title: Optional[str] = None) -> None:
+    from .reports import plot_metrics
+
+    if not path.lower().endswith(".png"):
+        raise CLIError(f"--plot writes a PNG image; give a file name ending in .png, got {path}")
+    try:
+        plot_metrics(means, path, title=title)
+    except OSError as exc:
+        raise CLIError(f"cannot write {path}: {exc.strerror or exc}") from None
+    print(f"rag-eval: wrote {path}", file=stderr)
+
+
+def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from .compare import compare_reports
+    from .reports import comparison_tables, render_comparison
+
+    if len(args.run) < 2:
+        raise CLIError("compare needs at least two runs: --run A --run B")
+    if args.name and len(args.name) != len(args.run):
+        raise CLIError(f"give one --name per --run ({len(args.run)} runs, {len(args.name)} names)")
+    ks = parse_ks(args.k)
+    keys = resolve_metric_names(args.metric, ks)
+    if args.relevance_level < 1:
+        raise CLIError(f"--relevance-level must be at least 1, got {args.relevance_level}")
+    taken: set[str] = set()
+    names = list(args.name) if args.name else [_run_name(p, taken) for p in args.run]
+    if len(set(names)) != len(names):
+        raise CLIError(f"run names must differ, got {', '.join(names)}")
+    reports = {}
+    with _Steps(progress_enabled(stderr)) as steps:
+        t = steps.task("reading files", total=1 + len(args.run))
+        qrels = load_qrels(args.qrels)
+        steps.advance(t)
+        runs = {}
+        for name, path in zip(names, args.run):
+            runs[name] = load_run(path)
+            steps.advance(t)
+        for name, run in runs.items():
+            reports[name] = score_run(qrels, run, keys, args.relevance_level, name, steps)
+        t = steps.task("significance tests", total=1)
+        try:
+            comparison = compare_reports(
+                reports, n_permutations=args.permutations, n_bootstrap=args.bootstrap,
+                confidence=args.confidence, seed=args.seed,
+            )
+        except ValueError as exc:
+            raise CLIError(_one_line(str(exc))) from None
+        steps.finish(t)
+    if args.format == "table" and not args.output and _is_tty(stdout):
+        _print_rich(comparison_tables(comparison), stdout)
+    else:
+        _emit(render_comparison(comparison, args.format), args.output, stdout, stderr)
+    if args.plot:
+        _plot(comparison.mean, args.plot, stderr, title="comparison")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from .demo import run_demo
+
+    run_demo(
+        output_dir=args.output_dir,
+        top_k=args.top_k,
+        stdout=stdout,
+        stderr=stderr,
+        show_progress=progress_enabled(stderr),
+        permutations=args.permutations,
+    )
+    return 0
+
+
+def _is_tty(stream: TextIO) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+# --------------------------------------------------------------------------------------------
+# parser
+
+
+def _add_scoring_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--qrels", required=True, metavar="FILE",
+                   help="judgments: TREC qrels (qid iter doc grade) or JSONL")
+    p.add_argument("-m", "--metric", action="append", metavar="METRIC",
+                   help="metric to compute, e.g. ndcg@10, ap, mrr, precision@5, hit_rate_granular@3 "
+                        "(repeatable, or comma-separated); default: hit_rate, mrr, precision, recall, f1, "
+                        "ap and ndcg at every --k")
+    p.add_argument("--k", metavar="K,K,...",
+                   help="cutoffs, comma-separated (default 1,3,5,10,20); with -m, expands metrics "
+                        "given without @k")
+    p.add_argument("--relevance-level", type=int, default=1, metavar="N",
+                   help="lowest grade that counts as relevant (default 1); nDCG uses the raw grades")
+    p.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
+    p.add_argument("--plot", metavar="FILE.png", help="draw each metric against k into a PNG")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rag-eval",
+        description="Score retrieval runs against relevance judgments, with trec_eval-exact metrics.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    ev = sub.add_parser("evaluate", help="score one run against qrels",
+                        description="Score one run (TREC or JSONL) against qrels (TREC or JSONL).")
+    ev.add_argument("--run", required=True, metavar="FILE",
+                    help="ranked results: TREC run (qid Q0 doc rank score tag) or JSONL")
+    _add_scoring_options(ev)
+    ev.add_argument("--per-query", action="store_true",
+                    help="also list every query, worst first, with its relevant/retrieved counts")
+    ev.add_argument("--sort-by", metavar="METRIC", help="metric that orders --per-query (default ndcg@10 "
+                    "or the first nDCG, else the first metric)")
+    ev.add_argument("--limit", type=int, metavar="N", help="list only the N worst queries")
+    ev.set_defaults(func=cmd_evaluate)
+
+    cp = sub.add_parser("compare", help="compare runs with paired significance tests",
+                        description="Score several runs on the same qrels and test every pair: paired "
+                                    "t-test, paired randomization test and a bootstrap CI of the difference.")
+    cp.add_argument("--run", required=True, action="append", metavar="FILE",
+                    help="a run to compare (give --run at least twice)")
+    cp.add_argument("--name", action="append", metavar="NAME",
+                    help="display name for each --run, in order (default: file names)")
+    _add_scoring_options(cp)
+    cp.add_argument("--permutations", type=int, default=10_000, metavar="N",
+                    help="random sign flips of the randomization test (default 10000)")
+    cp.add_argument("--bootstrap", type=int, default=10_000, metavar="N",
+                    help="bootstrap resamples for the confidence interval (default 10000)")
+    cp.add_argument("--confidence", type=float, default=0.95, metavar="C",
+                    help="confidence level of the interval (default 0.95)")
+    cp.add_argument("--seed", type=int, default=0, help="random seed of the tests (default 0)")
+    cp.set_defaults(func=cmd_compare)
+
+    dm = sub.add_parser("demo", help="offline demo: BM25 vs TF-IDF through the LlamaIndex adapters",
+                        description="Retrieve with BM25 (bm25s) and TF-IDF (scikit-learn) over the "
+                                    "corpus shipped with the package, evaluate both with LlamaIndex's "
+                                    "RetrieverEvaluator and our metrics, compare them and write a report.")
+    dm.add_argument("--output-dir", default="rag_eval_report", metavar="DIR",
+                    help="folder for the report (default ./rag_eval_report)")
+    dm.add_argument("--top-k", type=int, default=20, metavar="K", help="documents retrieved per query (default 20)")
+    dm.add_argument("--permutations", type=int, default=10_000, metavar="N",
+                    help="random sign flips of the randomization test (default 10000)")
+    dm.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None, *, stdout: Optional[TextIO] = None,
+         stderr: Optional[TextIO] = None) -> int:
+    """Run ``rag-eval`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    stdout = stdout if stdout is not None else sys.stdout
+    stderr = stderr if stderr is not None else sys.stderr
+    parser = build_parser()
+    try:
+        old_out, old_err = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = stdout, stderr  # argparse prints usage/errors to sys.*
+        try:
+            args = parser.parse_args(list(argv) if argv is not None else None)
+        finally:
+            sys.stdout, sys.stderr = old_out, old_err
+    except SystemExit as exc:
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 2
+    try:
+        return args.func(args, stdout, stderr)
+    except CLIError as exc:
+        print(f"rag-eval: error: {exc}", file=stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("rag-eval: interrupted", file=stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,321 @@
+"""Paired significance tests between retrieval runs scored on the same queries.
+
+For two runs A and B scored per query with the same metric, let ``d_q = B_q - A_q`` over the
+``n`` queries both were scored on.  :func:`paired_test` reports
+
+* ``difference`` = mean(d) = mean(B) - mean(A);
+* a paired Student t-test: ``t = mean(d) / (sd(d) / sqrt(n))`` with ``n - 1`` degrees of freedom,
+  two-sided ``t_test_p_value`` (scipy's t distribution; identical to ``scipy.stats.ttest_rel``);
+* a paired randomization (sign-flip) test: under the null hypothesis each ``d_q`` is as likely to
+  have the opposite sign, so ``randomization_p_value = (1 + #{|mean(s * d)| >= |mean(d)|}) /
+  (1 + n_permutations)`` over ``n_permutations`` random sign vectors ``s`` (seeded, vectorized);
+  this is the headline ``p_value`` because it assumes no normality;
+* a percentile bootstrap confidence interval ``[ci_low, ci_high]`` of mean(d), resampling queries
+  with replacement ``n_bootstrap`` times (seeded).
+
+:func:`compare_reports` runs these tests for every metric and every pair of runs, vectorized across
+metrics.  Only queries scored in every run take part (queries missing from a run already score 0
+in the core's reports; queries that failed with an error are left out of every run).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any, Mapping, Optional, Sequence
+
+import numpy as np
+
+__all__ = ["PairedComparison", "Comparison", "paired_test", "compare_reports", "compare_per_query"]
+
+_TOL = 1e-12
+_CHUNK_CELLS = 2_000_000  # random numbers generated per block, to bound memory on large runs
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """Result of the paired tests of one metric between run A and run B (difference = B - A)."""
+
+    metric: str
+    run_a: str
+    run_b: str
+    n_queries: int
+    mean_a: float
+    mean_b: float
+    difference: float
+    ci_low: float
+    ci_high: float
+    confidence: float
+    t_statistic: Optional[float]
+    t_test_p_value: float
+    randomization_p_value: float
+    n_permutations: int
+    n_bootstrap: int
+
+    @property
+    def p_value(self) -> float:
+        """The headline p-value: the paired randomization test's."""
+        return self.randomization_p_value
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-JSON form (``t_statistic`` is None when the differences have zero variance)."""
+        out = asdict(self)
+        out["p_value"] = self.p_value
+        return out
+
+    def __repr__(self) -> str:
+        return (
+            f"PairedComparison({self.metric}: {self.run_b} - {self.run_a} = {self.difference:+.4f} "
+            f"[{self.ci_low:+.4f}, {self.ci_high:+.4f}], p={self.p_value:.4g}, "
+            f"t-test p={self.t_test_p_value:.4g}, n={self.n_queries})"
+        )
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Means of several runs and the paired tests for every metric and pair of runs."""
+
+    runs: list[str]
+    metrics: list[str]
+    mean: dict[str, dict[str, float]]
+    tests: list[PairedComparison]
+    query_ids: list[str] = field(repr=False)
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.query_ids)
+
+    def test(self, metric: str, run_a: str, run_b: str) -> PairedComparison:
+        """The test of ``metric`` between ``run_a`` and ``run_b`` (in the order they were compared)."""
+        for t in self.tests:
+            if t.metric == metric and t.run_a == run_a and t.run_b == run_b:
+                return t
+        raise KeyError(f"no test of {metric!r} between {run_a!r} and {run_b!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"mean": {run: {metric: value}}, "tests": [...], "counts": {"queries": n, "runs": r}}``."""
+        return {
+            "mean": self.mean,
+            "tests": [t.to_dict() for t in self.tests],
+            "counts": {"queries": self.n_queries, "runs": len(self.runs)},
+        }
+
+    def __repr__(self) -> str:
+        return f"Comparison(runs={self.runs}, metrics={len(self.metrics)}, queries={self.n_queries})"
+
+
+def _t_tests(d: np.ndarray) -> tuple[list[Optional[float]], list[float]]:
+    """Two-sided paired t-test for each column of the difference matrix ``d`` (n x m)."""
+    from scipy import stats
+
+    n = d.shape[0]
+    mean = d.mean(axis=0)
+    sd = d.std(axis=0, ddof=1)
+    t_stats: list[Optional[float]] = []
+    p_values: list[float] = []
+    for mu, s in zip(mean, sd):
+        if s <= _TOL * max(1.0, abs(mu)):
+            # Zero variance: the t statistic is undefined (0/0) or infinite.
+            t_stats.append(None)
+            p_values.append(1.0 if abs(mu) <= _TOL else 0.0)
+            continue
+        t = float(mu / (s / math.sqrt(n)))
+        t_stats.append(t)
+        p_values.append(float(min(1.0, 2.0 * stats.t.sf(abs(t), n - 1))))
+    return t_stats, p_values
+
+
+def _randomization(d: np.ndarray, n_permutations: int, rng: np.random.Generator) -> np.ndarray:
+    """Sign-flip randomization p-values for each column of ``d`` (n x m)."""
+    n, m = d.shape
+    observed = np.abs(d.mean(axis=0))
+    exceed = np.zeros(m, dtype=np.int64)
+    chunk = max(1, _CHUNK_CELLS // max(n, 1))
+    done = 0
+    while done < n_permutations:
+        c = min(chunk, n_permutations - done)
+        signs = rng.integers(0, 2, size=(c, n), dtype=np.int8).astype(np.float64) * 2.0 - 1.0
+        perm = np.abs(signs @ d) / n  # c x m
+        exceed += (perm >= observed - _TOL).sum(axis=0)
+        done += c
+    return (exceed + 1) / (n_permutations + 1)
+
+
+def _bootstrap(d: np.ndarray, n_bootstrap: int, confidence: float, rng: np.random.Generator):
+    """Percentile bootstrap interval of the mean of each column of ``d`` (n x m)."""
+    n, m = d.shape
+    chunk = max(1, _CHUNK_CELLS // max(n, 1))
+    means = np.empty((n_bootstrap, m))
+    done = 0
+    probs = np.full(n, 1.0 / n)
+    while done < n_bootstrap:
+        c = min(chunk, n_bootstrap - done)
+        weights = rng.multinomial(n, probs, size=c).astype(np.float64)  # c x n resample counts
+        means[done : done + c] = weights @ d / n
+        done += c
+    alpha = (1.0 - confidence) / 2.0
+    low = np.quantile(means, alpha, axis=0)
+    high = np.quantile(means, 1.0 - alpha, axis=0)
+    return low, high
+
+
+def _check_options(n_permutations: int, n_bootstrap: int, confidence: float) -> None:
+    if not isinstance(n_permutations, int) or n_permutations < 1:
+        raise ValueError(f"n_permutations must be a positive integer, got {n_permutations!r}")
+    if not isinstance(n_bootstrap, int) or n_bootstrap < 1:
+        raise ValueError(f"n_bootstrap must be a positive integer, got {n_bootstrap!r}")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be between 0 and 1 (e.g. 0.95), got {confidence!r}")
+
+
+def _matrix_tests(
+    a: np.ndarray,
+    b: np.ndarray,
+    metrics: Sequence[str],
+    run_a: str,
+    run_b: str,
+    n_permutations: int,
+    n_bootstrap: int,
+    confidence: float,
+    seed: Optional[int],
+) -> list[PairedComparison]:
+    n = a.shape[0]
+    if n < 2:
+        raise ValueError(
+            f"runs {run_a!r} and {run_b!r} have {n} scored query in common; a paired test needs at least 2"
+        )
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        raise ValueError(f"per-query scores of {run_a!r} or {run_b!r} contain NaN or infinity")
+    d = b - a
+    rng = np.random.default_rng(seed)
+    t_stats, t_p = _t_tests(d)
+    rand_p = _randomization(d, n_permutations, rng)
+    low, high = _bootstrap(d, n_bootstrap, confidence, rng)
+    out = []
+    for j, metric in enumerate(metrics):
+        out.append(
+            PairedComparison(
+                metric=metric,
+                run_a=run_a,
+                run_b=run_b,
+                n_queries=n,
+                mean_a=float(a[:, j].mean()),
+                mean_b=float(b[:, j].mean()),
+                difference=float(d[:, j].mean()),
+                ci_low=float(low[j]),
+                ci_high=float(high[j]),
+                confidence=confidence,
+                t_statistic=t_stats[j],
+                t_test_p_value=t_p[j],
+                randomization_p_value=float(rand_p[j]),
+                n_permutations=n_permutations,
+                n_bootstrap=n_bootstrap,
+            )
+        )
+    return out
+
+
+def paired_test(
+    a: Sequence[float],
+    b: Sequence[float],
+    *,
+    metric: str = "score",
+    run_a: str = "A",
+    run_b: str = "B",
+    n_permutations: int = 10_000,
+    n_bootstrap: int = 10_000,
+    confidence: float = 0.95,
+    seed: Optional[int] = 0,
+) -> PairedComparison:
+    """Paired t-test, randomization test and bootstrap CI of ``mean(b) - mean(a)``.
+
+    ``a[i]`` and ``b[i]`` must be the scores of the same query.  Raises ValueError when the lengths
+    differ, there are fewer than 2 queries, or a score is not finite.
+    """
+    _check_options(n_permutations, n_bootstrap, confidence)
+    av = np.asarray(a, dtype=np.float64).reshape(-1, 1)
+    bv = np.asarray(b, dtype=np.float64).reshape(-1, 1)
+    if av.shape != bv.shape:
+        raise ValueError(f"paired scores must have the same length, got {av.shape[0]} and {bv.shape[0]}")
+    return _matrix_tests(av, bv, [metric], run_a, run_b, n_permutations, n_bootstrap, confidence, seed)[0]
+
+
+def compare_per_query(
+    per_query: Mapping[str, Mapping[str, Mapping[str, float]]],
+    metrics: Sequence[str],
+    *,
+    n_permutations: int = 10_000,
+    n_bootstrap: int = 10_000,
+    confidence: float = 0.95,
+    seed: Optional[int] = 0,
+) -> Comparison:
+    """Compare runs given as ``{run_name: {query_id: {metric: value}}}``.
+
+    Every pair of runs (in the given order, difference = later - earlier) is tested on every metric,
+    over the queries that every run has scores for.  Means are taken over those same queries.
+    """
+    _check_options(n_permutations, n_bootstrap, confidence)
+    runs = list(per_query)
+    if len(runs) < 2:
+        raise ValueError(f"compare needs at least two runs, got {len(runs)}")
+    metrics = list(metrics)
+    common = set(per_query[runs[0]])
+    for name in runs[1:]:
+        common &= set(per_query[name])
+    query_ids = sorted(common)
+    matrices: dict[str, np.ndarray] = {}
+    for name in runs:
+        rows = per_query[name]
+        try:
+            matrices[name] = np.array(
+                [[float(rows[q][m]) for m in metrics] for q in query_ids], dtype=np.float64
+            ).reshape(len(query_ids), len(metrics))
+        except KeyError as exc:
+            raise ValueError(f"run {name!r} has no per-query value for metric {exc.args[0]!r}") from None
+    mean = {
+        name: {m: (float(matrices[name][:, j].mean()) if query_ids else 0.0) for j, m in enumerate(metrics)}
+        for name in runs
+    }
+    tests: list[PairedComparison] = []
+    for run_a, run_b in itertools.combinations(runs, 2):
+        tests.extend(
+            _matrix_tests(
+                matrices[run_a], matrices[run_b], metrics, run_a, run_b,
+                n_permutations, n_bootstrap, confidence, seed,
+            )
+        )
+    # Order: metric first, then pair, so a table reads metric by metric.
+    order = {m: i for i, m in enumerate(metrics)}
+    tests.sort(key=lambda t: order[t.metric])
+    return Comparison(runs=runs, metrics=metrics, mean=mean, tests=tests, query_ids=query_ids)
+
+
+def compare_reports(
+    reports: Mapping[str, Any],
+    *,
+    n_permutations: int = 10_000,
+    n_bootstrap: int = 10_000,
+    confidence: float = 0.95,
+    seed: Optional[int] = 0,
+) -> Comparison:
+    """Compare core :class:`~rag_eval_adapters.Report` objects ``{run_name: report}``.
+
+    Uses each report's ``per_query`` scores; queries recorded in a report's ``errors`` are left out.
+    All reports must have been computed with the same metrics.
+    """
+    names = list(reports)
+    if len(names) < 2:
+        raise ValueError(f"compare needs at least two runs, got {len(names)}")
+    metrics = list(reports[names[0]].mean)
+    per_query: dict[str, dict[str, Mapping[str, float]]] = {}
+    for name in names:
+        report = reports[name]
+        if list(report.mean) != metrics:
+            raise ValueError(f"run {name!r} was scored with different metrics than {names[0]!r}")
+        errors = getattr(report, "errors", {}) or {}
+        per_query[name] = {q: v for q, v in report.per_query.items() if q not in errors}
+    return compare_per_query(
+        per_query, metrics, n_permutations=n_permutations, n_bootstrap=n_bootstrap,
+        confidence=confidence, seed=seed,
+    )

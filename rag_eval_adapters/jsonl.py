@@ -1,0 +1,161 @@
+"""Readers for qrels and runs written as JSON Lines (one JSON object per line).
+
+Qrels lines, one per query, in either form::
+
+    {"query_id": "q1", "expected_ids": ["d3", "d7"]}          # binary: every id has grade 1
+    {"query_id": "q1", "relevance": {"d3": 2, "d7": 1, "d9": 0}}  # graded judgments
+
+Run lines, one per query, in any of these forms::
+
+    {"query_id": "q1", "retrieved_ids": ["d7", "d2", "d3"]}                   # already ranked
+    {"query_id": "q1", "retrieved_ids": ["d7", "d2"], "scores": [3.1, 2.4]}   # ranked by score
+    {"query_id": "q1", "scores": {"d7": 3.1, "d2": 2.4}}                      # ranked by score
+
+A run with scores is ranked as trec_eval ranks it: score descending, ties broken by document id
+descending.  Blank lines are skipped.  Any malformed line raises :class:`ValueError` naming the
+file and the line number, and saying what the line should look like.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Union
+
+__all__ = ["read_jsonl_qrels", "read_jsonl_run", "looks_like_jsonl"]
+
+PathLike = Union[str, Path]
+
+_QRELS_HINT = (
+    'expected {"query_id": ..., "expected_ids": [...]} or {"query_id": ..., "relevance": {id: grade}}'
+)
+_RUN_HINT = (
+    'expected {"query_id": ..., "retrieved_ids": [...]} (optionally with "scores": [...] of the same '
+    'length) or {"query_id": ..., "scores": {id: score}}'
+)
+
+
+def looks_like_jsonl(path: PathLike) -> bool:
+    """Return True when ``path`` holds JSON Lines rather than whitespace-separated TREC columns.
+
+    Decided by the extension (``.jsonl``, ``.ndjson``, ``.json``) or else by the first non-blank
+    character of the file being ``{``.
+    """
+    p = Path(path)
+    if p.suffix.lower() in (".jsonl", ".ndjson", ".json"):
+        return True
+    with open(p, encoding="utf-8") as handle:
+        for line in handle:
+            stripped = line.strip()
+            if stripped:
+                return stripped.startswith("{")
+    return False
+
+
+def _lines(path: PathLike):
+    """Yield ``(line_number, parsed_object)`` for every non-blank line of a JSONL file."""
+    p = Path(path)
+    with open(p, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{p}:{number}: not valid JSON ({exc.msg})") from None
+            if not isinstance(obj, dict):
+                raise ValueError(f"{p}:{number}: expected a JSON object, got {type(obj).__name__}")
+            yield number, obj
+
+
+def _query_id(obj: dict, where: str, hint: str) -> str:
+    if "query_id" not in obj:
+        raise ValueError(f'{where}: missing "query_id"; {hint}')
+    qid = obj["query_id"]
+    if isinstance(qid, bool) or not isinstance(qid, (str, int)):
+        raise ValueError(f'{where}: "query_id" must be a string or an integer, got {qid!r}')
+    return str(qid)
+
+
+def _doc_id(value: Any, where: str, field: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ValueError(f'{where}: every id in "{field}" must be a string or an integer, got {value!r}')
+    return str(value)
+
+
+def _number(value: Any, where: str, field: str, doc: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f'{where}: "{field}" for {doc!r} must be a finite number, got {value!r}')
+    return value
+
+
+def read_jsonl_qrels(path: PathLike) -> dict[str, dict[str, int]]:
+    """Read JSONL judgments into ``{query_id: {doc_id: grade}}``.
+
+    ``expected_ids`` gives every listed id grade 1; ``relevance`` gives each id its grade
+    (integers; 0 or negative means judged non-relevant).  A query may appear on one line only.
+    """
+    qrels: dict[str, dict[str, int]] = {}
+    for number, obj in _lines(path):
+        where = f"{path}:{number}"
+        qid = _query_id(obj, where, _QRELS_HINT)
+        if qid in qrels:
+            raise ValueError(f"{where}: query {qid!r} appears a second time; give each query one line")
+        if "relevance" in obj:
+            rel = obj["relevance"]
+            if not isinstance(rel, dict):
+                raise ValueError(f'{where}: "relevance" must be an object {{id: grade}}, got {rel!r}')
+            grades: dict[str, int] = {}
+            for doc, grade in rel.items():
+                if isinstance(grade, bool) or not isinstance(grade, (int, float)) or grade != int(grade):
+                    raise ValueError(f'{where}: grade for {doc!r} in "relevance" must be an integer, got {grade!r}')
+                grades[str(doc)] = int(grade)
+        elif "expected_ids" in obj:
+            ids = obj["expected_ids"]
+            if not isinstance(ids, list):
+                raise ValueError(f'{where}: "expected_ids" must be a list of ids, got {ids!r}')
+            grades = {_doc_id(doc, where, "expected_ids"): 1 for doc in ids}
+        else:
+            raise ValueError(f"{where}: no judgments for query {qid!r}; {_QRELS_HINT}")
+        qrels[qid] = grades
+    return qrels
+
+
+def read_jsonl_run(path: PathLike) -> dict[str, Union[list[str], dict[str, float]]]:
+    """Read a JSONL run into ``{query_id: [doc, ...]}`` (ranked) or ``{query_id: {doc: score}}``.
+
+    A plain ``retrieved_ids`` list keeps its order.  With scores (a list parallel to
+    ``retrieved_ids`` or an ``{id: score}`` object) the query maps to ``{doc: score}``, which the
+    metric core ranks by score descending, ties by document id descending (as trec_eval does).
+    """
+    run: dict[str, Union[list[str], dict[str, float]]] = {}
+    for number, obj in _lines(path):
+        where = f"{path}:{number}"
+        qid = _query_id(obj, where, _RUN_HINT)
+        if qid in run:
+            raise ValueError(f"{where}: query {qid!r} appears a second time; give each query one line")
+        scores = obj.get("scores")
+        if "retrieved_ids" in obj:
+            ids = obj["retrieved_ids"]
+            if not isinstance(ids, list):
+                raise ValueError(f'{where}: "retrieved_ids" must be a list of ids, got {ids!r}')
+            docs = [_doc_id(doc, where, "retrieved_ids") for doc in ids]
+            if scores is None:
+                run[qid] = docs
+                continue
+            if not isinstance(scores, list) or len(scores) != len(docs):
+                raise ValueError(
+                    f'{where}: "scores" must be a list as long as "retrieved_ids" ({len(docs)} ids), got {scores!r}'
+                )
+            ranked: dict[str, float] = {}
+            for doc, score in zip(docs, scores):
+                if doc in ranked:
+                    raise ValueError(f'{where}: id {doc!r} appears twice in "retrieved_ids" with scores')
+                ranked[doc] = float(_number(score, where, "scores", doc))
+            run[qid] = ranked
+        elif isinstance(scores, dict):
+            run[qid] = {str(doc): float(_number(s, where, "scores", doc)) for doc, s in scores.items()}
+        else:
+            raise ValueError(f"{where}: no retrieved ids for query {qid!r}; {_RUN_HINT}")
+    return run
