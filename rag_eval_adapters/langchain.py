@@ -153,9 +153,10 @@ def _rebuild(item: Mapping[str, Any]) -> Union[Document, Mapping[str, Any]]:
 def _normalise_item(item: Any) -> Any:
     if isinstance(item, Document):
         return item
-    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], numbers.Real):
-        first = _normalise_item(item[0])  # (Document, score) from similarity_search_with_score
-        if isinstance(first, Document):
+    if (isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], numbers.Real)
+            and not isinstance(item[1], bool)):
+        first = _normalise_item(item[0])  # (Document, score) from similarity_search_with_score, or (id, score)
+        if isinstance(first, (Document, str, uuid.UUID)):
             return first
         return item
     if isinstance(item, Mapping):
@@ -170,7 +171,8 @@ def find_documents(source: Any, *, documents_key: Optional[str] = None, query_id
     mapping of outputs, or the list of documents itself. With ``documents_key`` only ``outputs[documents_key]``
     is used. Without it: the first list under :data:`DOCUMENT_KEYS` (also one level down), then the first
     retriever child run. Serialized documents are rebuilt into :class:`~langchain_core.documents.Document`,
-    ``(Document, score)`` pairs give their Document, other items (plain ids) are returned unchanged.
+    ``(Document, score)`` and ``(id, score)`` pairs give their first item, other items (plain ids) are returned
+    unchanged.
 
     An empty list is a retrieval that found nothing. Raises ``ValueError`` when no documents can be found.
     """

@@ -142,6 +142,7 @@ DOC_FORMS = {
     "lc_serialized": lambda ids: [dumpd(d) for d in docs(ids)],
     "with_scores": lambda ids: [(d, 1.0 / rank) for rank, d in enumerate(docs(ids), start=1)],
     "plain_ids": lambda ids: list(ids),
+    "ids_with_scores": lambda ids: [(doc_id, 0.5) for doc_id in ids],
     "tuple_of_ids": lambda ids: tuple(ids),
 }
 
