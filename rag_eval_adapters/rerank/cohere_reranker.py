@@ -6,6 +6,7 @@ The cohere SDK is imported when a reranker is constructed, never when this modul
 from __future__ import annotations
 
 import asyncio
+import inspect
 import math
 import os
 import threading
@@ -182,7 +183,7 @@ class CohereReranker:
         if async_client is not None and not isinstance(async_client, AsyncV2Client):
             raise TypeError(f"async_client must be a cohere.AsyncClientV2, got {type(async_client).__name__}")
         self._owns_client = client is None
-        self._client = client if client is not None else cohere.ClientV2(**self._client_kwargs())
+        self._client = client if client is not None else self._new_client(cohere.ClientV2)
         self._async_client = async_client
         self._async_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
         self._gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = weakref.WeakKeyDictionary()
@@ -198,15 +199,21 @@ class CohereReranker:
         ``rerank-v3.5``. Other keyword arguments go to the constructor."""
         return cls(model=model or os.environ.get("COHERE_RERANK_MODEL") or DEFAULT_COHERE_MODEL, **kwargs)
 
-    def _client_kwargs(self) -> dict[str, Any]:
-        return {
+    def _new_client(self, cls: Any) -> Any:
+        """``cls`` (ClientV2 / AsyncClientV2) built with the options this SDK version accepts."""
+        wanted = {
             "api_key": self._api_key,
             "base_url": self.base_url,
             "timeout": self.timeout,
-            "max_retries": 0,
+            "max_retries": 0,  # ours is the only retry loop (request_options repeat this per call)
             "client_name": "rag-eval-adapters",
             "log_warning_experimental_features": False,
         }
+        try:
+            accepted = inspect.signature(cls.__init__).parameters
+        except (TypeError, ValueError):  # pragma: no cover
+            return cls(api_key=self._api_key, base_url=self.base_url, timeout=self.timeout)
+        return cls(**{k: v for k, v in wanted.items() if k in accepted})
 
     def __repr__(self) -> str:
         where = f", base_url={self.base_url!r}" if self.base_url else ""
@@ -332,7 +339,7 @@ class CohereReranker:
             loop = asyncio.get_running_loop()
             client = self._async_clients.get(loop)
             if client is None:  # one AsyncClientV2 per event loop: httpx pools cannot cross loops
-                client = self._cohere.AsyncClientV2(**self._client_kwargs())
+                client = self._new_client(self._cohere.AsyncClientV2)
                 self._async_clients[loop] = client
         return await client.rerank(**self._request_kwargs(query, docs))
 
