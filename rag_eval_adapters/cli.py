@@ -46,7 +46,7 @@ def progress_enabled(stream: Optional[TextIO] = None) -> bool:
 class _Steps:
     """A transient rich progress display on stderr (a no-op when not on a terminal)."""
 
-    def __init__(self, enabled: bool):
+    def __init__(self, enabled: bool, stream: Optional[TextIO] = None):
         self._progress = None
         if enabled:
             from rich.console import Console
@@ -57,7 +57,7 @@ class _Steps:
                 TextColumn("{task.description}"),
                 BarColumn(),
                 MofNCompleteColumn(),
-                console=Console(stderr=True),
+                console=Console(file=stream) if stream is not None else Console(stderr=True),
                 transient=True,
             )
 
@@ -151,27 +151,39 @@ def resolve_metric_names(metrics: Optional[Sequence[str]], ks: Optional[Sequence
     """
     from .measures import parse_metric
 
-    if not metrics:
-        names = [f"{m}@{k}" for m in DEFAULT_METRICS for k in (ks or DEFAULT_K)]
-    else:
-        names = []
-        for item in metrics:
-            for name in item.split(","):
-                name = name.strip()
-                if not name:
-                    continue
-                if ks and "@" not in name:
-                    names.extend(f"{name}@{k}" for k in ks)
-                else:
-                    names.append(name)
-    keys: list[str] = []
-    for name in names:
+    def key_of(name: str) -> str:
         try:
-            key = parse_metric(name).key
+            return parse_metric(name).key
         except (ValueError, TypeError) as exc:
             raise CLIError(_one_line(str(exc))) from None
+
+    keys: list[str] = []
+
+    def add(key: str) -> None:
         if key not in keys:
             keys.append(key)
+
+    if not metrics:
+        for m in DEFAULT_METRICS:
+            for k in ks or DEFAULT_K:
+                add(key_of(f"{m}@{k}"))
+        return keys
+    for item in metrics:
+        for name in item.split(","):
+            name = name.strip()
+            if not name:
+                continue
+            plain = key_of(name)  # validates the name first
+            if not ks or "@" in name:
+                add(plain)
+                continue
+            try:
+                expanded = [parse_metric(f"{name}@{k}").key for k in ks]
+            except (ValueError, TypeError):
+                add(plain)  # a metric without cutoffs, such as r_precision
+            else:
+                for key in expanded:
+                    add(key)
     return keys
 
 
@@ -280,14 +292,15 @@ def _check_sort_by(sort_by: Optional[str], keys: Sequence[str]) -> Optional[str]
 
 
 def cmd_evaluate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    from .reports import evaluation_tables, plot_metrics, render_evaluation
+    from .reports import evaluation_tables, render_evaluation
 
+    _check_plot_path(args.plot)
     ks = parse_ks(args.k)
     keys = resolve_metric_names(args.metric, ks)
     if args.relevance_level < 1:
         raise CLIError(f"--relevance-level must be at least 1, got {args.relevance_level}")
     name = Path(args.run).name
-    with _Steps(progress_enabled(stderr)) as steps:
+    with _Steps(progress_enabled(stderr), stderr) as steps:
         t = steps.task("reading files", total=2)
         qrels = load_qrels(args.qrels)
         steps.advance(t)
@@ -309,15 +322,18 @@ def cmd_evaluate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
         )
         _emit(text, args.output, stdout, stderr)
     if args.plot:
-        _plot({name: dict(report.mean)}, args.plot, stderr, title=name)
+        _plot({name: dict(report.mean)}, args.plot, stderr)
     return 0
+
+
+def _check_plot_path(path: Optional[str]) -> None:
+    if path and not path.lower().endswith(".png"):
+        raise CLIError(f"--plot writes a PNG image; give a file name ending in .png, got {path}")
 
 
 def _plot(means: dict, path: str, stderr: TextIO, title: Optional[str] = None) -> None:
     from .reports import plot_metrics
 
-    if not path.lower().endswith(".png"):
-        raise CLIError(f"--plot writes a PNG image; give a file name ending in .png, got {path}")
     try:
         plot_metrics(means, path, title=title)
     except OSError as exc:
@@ -333,6 +349,7 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         raise CLIError("compare needs at least two runs: --run A --run B")
     if args.name and len(args.name) != len(args.run):
         raise CLIError(f"give one --name per --run ({len(args.run)} runs, {len(args.name)} names)")
+    _check_plot_path(args.plot)
     ks = parse_ks(args.k)
     keys = resolve_metric_names(args.metric, ks)
     if args.relevance_level < 1:
@@ -342,7 +359,7 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     if len(set(names)) != len(names):
         raise CLIError(f"run names must differ, got {', '.join(names)}")
     reports = {}
-    with _Steps(progress_enabled(stderr)) as steps:
+    with _Steps(progress_enabled(stderr), stderr) as steps:
         t = steps.task("reading files", total=1 + len(args.run))
         qrels = load_qrels(args.qrels)
         steps.advance(t)
@@ -366,7 +383,7 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     else:
         _emit(render_comparison(comparison, args.format), args.output, stdout, stderr)
     if args.plot:
-        _plot(comparison.mean, args.plot, stderr, title="comparison")
+        _plot(comparison.mean, args.plot, stderr, title=f"{' vs '.join(comparison.runs)} ({comparison.n_queries} queries)")
     return 0
 
 

@@ -239,7 +239,7 @@ def _render_rich(renderables: Sequence[Any], width: int = 120) -> str:
     console = Console(file=buffer, width=width, force_terminal=False, color_system=None, highlight=False)
     for r in renderables:
         console.print(r)
-    return buffer.getvalue()
+    return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
 
 
 def evaluation_tables(
@@ -456,12 +456,14 @@ def plot_metrics(
             for name, pts in curves.items():
                 ax.plot([k for k, _ in pts], [means[run][key] for _, key in pts], marker="o", label=name)
             ax.set_xlabel("k (cutoff)")
+            ax.set_xticks(sorted({k for pts in curves.values() for k, _ in pts}))
             ax.set_title(f"{run}: metric at k")
         else:
             pts = curves[panel]
             for run in runs:
                 ax.plot([k for k, _ in pts], [means[run][key] for _, key in pts], marker="o", label=run)
             ax.set_xlabel("k (cutoff)")
+            ax.set_xticks([k for k, _ in pts])
             ax.set_title(panel)
         ax.set_ylim(0, 1.02)
         ax.set_ylabel("mean score")
