@@ -6,6 +6,9 @@ import asyncio
 import math
 
 import pytest
+
+pytest.importorskip("cohere", reason='needs the cohere SDK: pip install "rag-eval-adapters[cohere]"')
+
 from cohere_server import FakeCohereServer, cohere_server, fail, malformed, overlap_score, slow  # noqa: F401
 
 from rag_eval_adapters.rerank import (

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from cohere_server import cohere_server  # noqa: F401
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rerank_relevancy.py"
@@ -30,6 +31,7 @@ def test_example_runs_offline_without_a_key():
 
 
 def test_example_uses_cohere_when_a_key_is_set(cohere_server, tmp_path):
+    pytest.importorskip("cohere")
     env = {"COHERE_API_KEY": cohere_server.api_key, "CO_API_URL": cohere_server.url}
     out = run(env, "--cache", str(tmp_path / "c.sqlite"))
     assert "CohereReranker(model='rerank-v3.5'" in out and "ERR" not in out
