@@ -390,14 +390,17 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
 def cmd_demo(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from .demo import run_demo
 
-    run_demo(
-        output_dir=args.output_dir,
-        top_k=args.top_k,
-        stdout=stdout,
-        stderr=stderr,
-        show_progress=progress_enabled(stderr),
-        permutations=args.permutations,
-    )
+    try:
+        run_demo(
+            output_dir=args.output_dir,
+            top_k=args.top_k,
+            stdout=stdout,
+            stderr=stderr,
+            show_progress=progress_enabled(stderr),
+            permutations=args.permutations,
+        )
+    except ValueError as exc:
+        raise CLIError(_one_line(str(exc))) from None
     return 0
 
 
@@ -499,6 +502,10 @@ def main(argv: Optional[Sequence[str]] = None, *, stdout: Optional[TextIO] = Non
         return args.func(args, stdout, stderr)
     except CLIError as exc:
         print(f"rag-eval: error: {exc}", file=stderr)
+        return 2
+    except ImportError as exc:
+        print(f"rag-eval: error: {_one_line(str(exc))}; install the command's dependencies with "
+              "pip install 'rag-eval-adapters[cli]'", file=stderr)
         return 2
     except KeyboardInterrupt:
         print("rag-eval: interrupted", file=stderr)
