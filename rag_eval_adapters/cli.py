@@ -85,6 +85,10 @@ class _Steps:
             self._progress.update(task, total=t.total or 1, completed=t.total or 1)
 
 
+def _as_list(value: Any) -> list:
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
 def _one_line(message: str) -> str:
     return " ".join(str(message).split())
 
@@ -295,6 +299,8 @@ def cmd_evaluate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
     from .reports import evaluation_tables, render_evaluation
 
     _check_plot_path(args.plot)
+    for path, what in [(args.qrels, "qrels")] + [(r, "run") for r in _as_list(args.run)]:
+        _check_file(path, what)
     ks = parse_ks(args.k)
     keys = resolve_metric_names(args.metric, ks)
     if args.relevance_level < 1:
@@ -350,6 +356,8 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     if args.name and len(args.name) != len(args.run):
         raise CLIError(f"give one --name per --run ({len(args.run)} runs, {len(args.name)} names)")
     _check_plot_path(args.plot)
+    for path, what in [(args.qrels, "qrels")] + [(r, "run") for r in _as_list(args.run)]:
+        _check_file(path, what)
     ks = parse_ks(args.k)
     keys = resolve_metric_names(args.metric, ks)
     if args.relevance_level < 1:

@@ -212,14 +212,19 @@ def _counts_line(counts: Mapping[str, Any]) -> str:
 
 
 def _rich_table(title: Optional[str], header: Sequence[str], rows: Iterable[Sequence[str]], numeric_from: int = 1):
+    """A rich table with its title on a line of its own above it (so a narrow table never wraps it)."""
+    from rich.console import Group
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title=title, title_justify="left")
+    table = Table()
     for i, h in enumerate(header):
         table.add_column(h, justify="right" if i >= numeric_from else "left")
     for row in rows:
         table.add_row(*row)
-    return table
+    if not title:
+        return table
+    return Group(Text(title, style="bold"), table)
 
 
 def _markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]], numeric_from: int = 1) -> str:

@@ -219,8 +219,9 @@ def run_demo(
         ):
             console.print(renderable)
 
-    extra = Table(title="Graded judgments (core evaluate): nDCG with grades 0/1/2; 'answer' = the grade-2 passage",
-                  title_justify="left")
+    console.print(Text("Graded judgments (core evaluate): nDCG with grades 0/1/2; 'answer' = the grade-2 passage",
+                       style="bold"))
+    extra = Table()
     extra.add_column("retriever")
     keys = GRADED_METRICS + [f"answer {k}" for k in ANSWER_METRICS]
     for key in keys:
@@ -243,8 +244,8 @@ def run_demo(
     console.print(tables[2])
 
     best = max(retrievers, key=lambda n: graded[n].mean["ndcg@10"])
-    worst_table = Table(title=f"Where {best} falls short: its 5 worst questions by graded ndcg@10",
-                        title_justify="left")
+    console.print(Text(f"Where {best} falls short: its 5 worst questions by graded ndcg@10", style="bold"))
+    worst_table = Table()
     for col in ("query", "question", "ndcg@10"):
         worst_table.add_column(col, justify="right" if col == "ndcg@10" else "left")
     for row in _worst(graded[best], queries, "ndcg@10"):
