@@ -148,10 +148,11 @@ def _bootstrap(d: np.ndarray, n_bootstrap: int, confidence: float, rng: np.rando
     chunk = max(1, _CHUNK_CELLS // max(n, 1))
     means = np.empty((n_bootstrap, m))
     done = 0
-    probs = np.full(n, 1.0 / n)
     while done < n_bootstrap:
         c = min(chunk, n_bootstrap - done)
-        weights = rng.multinomial(n, probs, size=c).astype(np.float64)  # c x n resample counts
+        picks = rng.integers(0, n, size=(c, n))  # each row: n queries drawn with replacement
+        flat = (picks + (np.arange(c) * n)[:, None]).ravel()
+        weights = np.bincount(flat, minlength=c * n).reshape(c, n).astype(np.float64)  # times each query drawn
         means[done : done + c] = weights @ d / n
         done += c
     alpha = (1.0 - confidence) / 2.0
