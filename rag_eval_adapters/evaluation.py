@@ -1,0 +1,196 @@
+"""Scoring a whole run against judgments: :func:`evaluate` and its :class:`Report`."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from functools import cached_property
+from typing import Any, Literal
+
+import numpy as np
+
+from ._kernel import Judged
+from ._validation import as_judgments, as_ranking, check_level
+from .measures import Metric, MetricLike, parse_metrics
+
+__all__ = ["evaluate", "Report"]
+
+Missing = Literal["zero", "skip", "error"]
+
+
+class Report:
+    """The result of :func:`evaluate`.
+
+    Attributes
+    ----------
+    metrics : list of Metric
+        The metrics, in the order asked for; their ``key`` names every column.
+    query_ids : list
+        The queries that were scored, in qrels order.
+    values : numpy.ndarray
+        Shape ``(len(query_ids), len(metrics))``: one row per scored query.
+    errors : dict
+        ``{query_id: message}`` for each query that could not be scored (the others still are).
+    counts : dict
+        ``queries`` (in qrels), ``scored``, ``missing_from_run``, ``not_in_qrels``, ``errors``.
+    """
+
+    def __init__(
+        self,
+        metrics: Sequence[Metric],
+        query_ids: Sequence[Hashable],
+        values: np.ndarray,
+        errors: Mapping[Hashable, str],
+        counts: Mapping[str, int],
+        relevance_level: float = 1.0,
+    ) -> None:
+        self.metrics = list(metrics)
+        self.query_ids = list(query_ids)
+        self.values = np.asarray(values, dtype=np.float64).reshape(len(self.query_ids), len(self.metrics))
+        self.errors = dict(errors)
+        self.counts = dict(counts)
+        self.relevance_level = relevance_level
+
+    @property
+    def keys(self) -> list[str]:
+        """The metric keys, e.g. ``["ndcg@10", "mrr"]``."""
+        return [m.key for m in self.metrics]
+
+    @cached_property
+    def mean(self) -> dict[str, float]:
+        """Metric key -> mean over the scored queries."""
+        if not self.query_ids:
+            return {}
+        return dict(zip(self.keys, self.values.mean(axis=0).tolist()))
+
+    @cached_property
+    def per_query(self) -> dict[Hashable, dict[str, float]]:
+        """Query id -> {metric key -> value}."""
+        keys = self.keys
+        return {q: dict(zip(keys, row)) for q, row in zip(self.query_ids, self.values.tolist())}
+
+    def column(self, metric: MetricLike) -> np.ndarray:
+        """The per-query values of one metric, in ``query_ids`` order."""
+        key = parse_metrics([metric])[0].key
+        try:
+            return self.values[:, self.keys.index(key)]
+        except ValueError:
+            raise KeyError(f"{key!r} was not evaluated; this report holds {self.keys}") from None
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"mean", "per_query", "counts", "errors", "metrics", "relevance_level"}``, ready for JSON."""
+        return {
+            "mean": self.mean,
+            "per_query": {str(q): v for q, v in self.per_query.items()},
+            "counts": self.counts,
+            "errors": {str(q): e for q, e in self.errors.items()},
+            "metrics": self.keys,
+            "relevance_level": self.relevance_level,
+        }
+
+    def to_dataframe(self):
+        """A pandas DataFrame, one row per scored query (index ``query_id``), one column per metric."""
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover - depends on the environment
+            raise ImportError("to_dataframe needs pandas: pip install pandas") from None
+        frame = pd.DataFrame(self.values, columns=self.keys, index=pd.Index(self.query_ids, name="query_id"))
+        return frame
+
+    def __repr__(self) -> str:
+        means = ", ".join(f"{k}={v:.4f}" for k, v in self.mean.items())
+        extra = f", errors={len(self.errors)}" if self.errors else ""
+        return f"Report(queries={len(self.query_ids)}{extra}, mean={{{means}}})"
+
+
+def evaluate(
+    qrels: Mapping[Hashable, Mapping[Hashable, float]],
+    run: Mapping[Hashable, Mapping[Hashable, float] | Sequence[Hashable]],
+    metrics: MetricLike | Iterable[MetricLike],
+    relevance_level: float = 1,
+    missing: Missing = "zero",
+) -> Report:
+    """Score every query of ``run`` against ``qrels`` with each metric.
+
+    Parameters
+    ----------
+    qrels : mapping
+        ``{query_id: {doc_id: grade}}``. A document is relevant when its grade is ``>= relevance_level``
+        (binary metrics); DCG and nDCG use the grades as gains.
+    run : mapping
+        ``{query_id: {doc_id: score}}``, ranked by score descending with ties broken by doc id descending,
+        exactly as trec_eval; or ``{query_id: [doc_id, ...]}`` already in rank order.
+    metrics : str, Metric, or a list of them
+        Names such as ``"ndcg@10"``, ``"mrr"``, ``"map@100"``, or :mod:`~rag_eval_adapters.measures` objects.
+    relevance_level : number
+        The lowest grade that counts as relevant (trec_eval ``-l``).
+    missing : {"zero", "skip", "error"}
+        What a query of ``qrels`` absent from ``run`` does: score 0 (trec_eval ``-c``, the default), be left
+        out (pytrec_eval), or raise ``ValueError`` (trec_eval without ``-c``).
+
+    Queries of ``run`` that are not in ``qrels`` are ignored and counted in ``report.counts["not_in_qrels"]``.
+    A query whose input is invalid is recorded in ``report.errors`` and the rest are still scored.
+
+    Examples
+    --------
+    >>> report = evaluate({"q1": {"d1": 1, "d2": 2}}, {"q1": ["d2", "d9", "d1"]}, ["ndcg@10", "mrr"])
+    >>> report.mean["mrr"]
+    1.0
+    """
+    measures = parse_metrics(metrics)
+    level = check_level(relevance_level)
+    if missing not in ("zero", "skip", "error"):
+        raise ValueError(f"missing must be 'zero', 'skip' or 'error', got {missing!r}")
+    if not isinstance(qrels, Mapping):
+        raise TypeError(f"qrels must be a mapping {{query_id: {{doc_id: grade}}}}, got {type(qrels).__name__}")
+    if not isinstance(run, Mapping):
+        raise TypeError(
+            f"run must be a mapping {{query_id: {{doc_id: score}}}} or {{query_id: [doc_id, ...]}}, "
+            f"got {type(run).__name__}"
+        )
+    if not qrels:
+        raise ValueError("qrels is empty: there is nothing to evaluate against")
+
+    absent = [q for q in qrels if q not in run]
+    if missing == "error" and absent:
+        shown = ", ".join(repr(q) for q in absent[:5]) + (" ..." if len(absent) > 5 else "")
+        raise ValueError(
+            f"{len(absent)} queries of qrels are missing from the run ({shown}); "
+            "pass missing='zero' to score them 0 or missing='skip' to leave them out"
+        )
+    if missing == "skip" and len(absent) == len(qrels):
+        raise ValueError("the run has no query in common with the qrels: check the query ids of both")
+
+    query_ids: list[Hashable] = []
+    rankings: list[list[Hashable]] = []
+    judgments: list[dict[Hashable, float]] = []
+    errors: dict[Hashable, str] = {}
+    for qid, expected in qrels.items():
+        if qid not in run and missing == "skip":
+            continue
+        try:
+            judged = as_judgments(expected, qid, "qrels")
+            ranking = as_ranking(run[qid], qid, "run") if qid in run else []
+        except (TypeError, ValueError) as exc:
+            errors[qid] = str(exc)
+            continue
+        query_ids.append(qid)
+        rankings.append(ranking)
+        judgments.append(judged)
+
+    if not query_ids:
+        first = next(iter(errors.items()))
+        raise ValueError(f"no query could be scored; {len(errors)} errors, the first: {first[1]}")
+
+    judged_stats = Judged.from_rankings(rankings, judgments, level)
+    values = np.empty((len(query_ids), len(measures)), dtype=np.float64)
+    for j, measure in enumerate(measures):
+        values[:, j] = measure.compute(judged_stats)
+
+    counts = {
+        "queries": len(qrels),
+        "scored": len(query_ids),
+        "missing_from_run": len(absent),
+        "not_in_qrels": sum(1 for q in run if q not in qrels),
+        "errors": len(errors),
+    }
+    return Report(measures, query_ids, values, errors, counts, level)

@@ -1,0 +1,71 @@
+"""Shared fixtures: the network guard and the trec_eval reference files."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+REFERENCE_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "trec_eval"
+
+
+def _is_loopback(address) -> bool:
+    if isinstance(address, tuple) and address:
+        host = address[0]
+    else:  # AF_UNIX paths and the like never leave the machine
+        return True
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class NetworkBlocked(RuntimeError):
+    """Raised when a test tries to reach a host beyond loopback."""
+
+
+@pytest.fixture(autouse=True)
+def _socket_guard(monkeypatch):
+    """Fail any connection to an address that is not loopback, for every test."""
+    real_connect = socket.socket.connect
+    real_connect_ex = socket.socket.connect_ex
+    real_getaddrinfo = socket.getaddrinfo
+
+    def guarded_connect(sock, address):
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and not _is_loopback(address):
+            raise NetworkBlocked(f"tests may not reach the network: connect to {address!r}")
+        return real_connect(sock, address)
+
+    def guarded_connect_ex(sock, address):
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and not _is_loopback(address):
+            raise NetworkBlocked(f"tests may not reach the network: connect to {address!r}")
+        return real_connect_ex(sock, address)
+
+    def guarded_getaddrinfo(host, *args, **kwargs):
+        if host is not None and not _is_loopback((host if isinstance(host, str) else host.decode(), 0)):
+            raise NetworkBlocked(f"tests may not reach the network: resolve {host!r}")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
+    monkeypatch.setattr(socket, "getaddrinfo", guarded_getaddrinfo)
+    # Make sure no SDK phones home for telemetry or tracing during tests.
+    for key in ("LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING_V2"):
+        monkeypatch.setenv(key, "false")
+    yield
+
+
+@pytest.fixture(scope="session")
+def reference_dir() -> Path:
+    """trec_eval's own regression files; the test is skipped where they are absent."""
+    if not (REFERENCE_DIR / "out.test.aq").is_file():
+        pytest.skip(f"trec_eval reference files not found at {REFERENCE_DIR}")
+    return REFERENCE_DIR
+
+
+os.environ.setdefault("TQDM_DISABLE", "1")
