@@ -382,8 +382,6 @@ def test_metrics_from_names():
     assert ours.metrics_from_names([F1(k=3)]) == [ours.F1(top_k=3)]  # core metric objects are accepted
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="core measures.parse_metric rejects names with digits ('f1'); reported to the lead")
 def test_metrics_from_names_f1():
     assert ours.metrics_from_names(["f1", "f1@5"]) == [ours.F1(), ours.F1(top_k=5)]
 
