@@ -82,7 +82,9 @@ class Metric(BaseModel):
         """The metric for one query (see :mod:`rag_eval_adapters.metrics`)."""
         raise NotImplementedError
 
-    __call__ = score
+    def __call__(self, retrieved_ids: Any, expected: Any, **kwargs: Any) -> float:
+        """Same as :meth:`score`."""
+        return self.score(retrieved_ids, expected, **kwargs)
 
     def compute(self, judged: Judged) -> np.ndarray:
         """The metric for every query of a batch of statistics."""
