@@ -116,6 +116,8 @@ def load_qrels(path: str) -> dict[str, dict[str, int]]:
             qrels = read_trec_qrels(p)
     except (ValueError, TypeError, UnicodeDecodeError) as exc:
         raise CLIError(_prefix_path(exc, p)) from None
+    except OSError as exc:
+        raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from None
     if not qrels:
         raise CLIError(f"qrels file {path} holds no judgments")
     return qrels
@@ -135,6 +137,8 @@ def load_run(path: str) -> dict[str, Any]:
             run = read_trec_run(p)
     except (ValueError, TypeError, UnicodeDecodeError) as exc:
         raise CLIError(_prefix_path(exc, p)) from None
+    except OSError as exc:
+        raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from None
     return run
 
 
