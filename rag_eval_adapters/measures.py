@@ -19,7 +19,7 @@ from collections.abc import Hashable, Iterable
 from typing import Any, ClassVar, Literal, Union
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from . import metrics as _fn
 from ._kernel import Judged
@@ -297,8 +297,9 @@ def parse_metric(spec: MetricLike) -> Metric:
         options["k"] = int(k)
     try:
         return cls(**options)
-    except ValueError as exc:
-        raise ValueError(f"metric {spec!r}: {exc.errors()[0]['msg'] if hasattr(exc, 'errors') else exc}") from None
+    except ValidationError as exc:
+        message = exc.errors()[0]["msg"].removeprefix("Value error, ")
+        raise ValueError(f"metric {spec!r}: {message}") from None
 
 
 def parse_metrics(specs: MetricLike | Iterable[MetricLike]) -> list[Metric]:

@@ -250,7 +250,7 @@ def test_unknown_metric_lists_the_valid_ones():
         parse_metric("ndgc@10")
     with pytest.raises(ValueError, match="has no option 'granular'"):
         parse_metric("precision_granular")
-    with pytest.raises(ValueError, match="r_precision takes no cutoff"):
+    with pytest.raises(ValueError, match=r"^metric 'r_precision@3': r_precision takes no cutoff"):
         parse_metric("r_precision@3")
     with pytest.raises(ValueError, match="no metric given"):
         parse_metrics([])
