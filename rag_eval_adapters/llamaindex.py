@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal, Optional, Union
 
 try:
-    from llama_index.core.bridge.pydantic import ConfigDict, Field, field_validator
+    from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr, field_validator
     from llama_index.core.evaluation.retrieval.base import BaseRetrievalEvaluator, RetrievalEvalResult
     from llama_index.core.evaluation.retrieval.metrics_base import BaseRetrievalMetric, RetrievalMetricResult
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
@@ -41,6 +41,15 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from . import measures
 from ._validation import check_k, check_level
 from .matching import TextMatcher, judge_texts
+from .rerank import (
+    AGGREGATIONS,
+    DEFAULT_COHERE_MODEL,
+    CohereReranker,
+    RelevanceScorer,
+    RerankUsage,
+    rerank_relevancy_result,
+)
+from .rerank.aggregate import _check_options as _check_rerank_options
 
 __all__ = [
     "HitRate",
@@ -55,6 +64,8 @@ __all__ = [
     "aevaluate_dataset",
     "DatasetEvaluation",
     "QueryError",
+    "RerankRelevancyMetric",
+    "CohereRerankRelevancyMetric",
 ]
 
 MatchMode = Literal["auto", "id", "text"]
@@ -381,6 +392,7 @@ def metrics_from_names(
     >>> metrics_from_names(["hit_rate@3", "ndcg_exp@10", "mrr"])
     [HitRate(top_k=3), NDCG(top_k=10, mode='exponential'), MRR()]
     """
+    names = _refuse_rerank_names(names)
     out = []
     for metric in measures.parse_metrics(names):
         adapter = _ADAPTERS.get(metric.name)
@@ -728,3 +740,198 @@ async def aevaluate_dataset(
     await _evaluate_all(evaluator, run, workers, show_progress, swallow_cancel=False)
     return run.finish()
 
+
+# ---------------------------------------------------------------------------------------------- reranker relevancy
+
+
+def _rerank_key(base: str, agg: str, normalize: Optional[str]) -> str:
+    """``base`` with default options; else ``base_<agg>`` (agg other than max) then ``_<normalize>``."""
+    return base + ("" if agg == "max" else f"_{agg}") + (f"_{normalize}" if normalize else "")
+
+
+class RerankRelevancyMetric(BaseRetrievalMetric):
+    """Relevancy of the retrieved texts to the query, judged by a reranker: no expected ids needed.
+
+    ``score = agg_i scorer(query, retrieved_texts[i])`` with ``agg`` in ``max`` (default), ``mean`` or ``median``
+    (see :func:`rag_eval_adapters.rerank.rerank_relevancy`). The score is in [0, 1]: a scorer returning raw
+    logits (``scorer.calibrated`` False, e.g. a cross-encoder) needs ``normalize="sigmoid"``
+    (``1 / (1 + exp(-s))`` per text). No retrieved texts scores 0.0 without calling the scorer.
+
+    ``agg`` is set on the instance because ``RetrieverEvaluator`` never forwards it to :meth:`compute`
+    (``compute(..., agg="mean")`` still overrides it for one call). The result key (``metric_name`` of the
+    instance) is ``rerank_relevancy`` for default options, else ``rerank_relevancy_<agg>`` and/or a
+    ``_sigmoid`` suffix (``rerank_relevancy_mean``), so instances differing in options do not overwrite each
+    other in ``RetrievalEvalResult.metric_dict``. Two instances differing only in scorer need ``key=``.
+
+    Scorer errors (a :class:`~rag_eval_adapters.rerank.RerankError` once retries are exhausted) and invalid
+    input propagate: :func:`evaluate_dataset` records that query as failed and scores the others.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=True, extra="forbid")
+
+    metric_name = _MetricName()
+    _llama_name: ClassVar[str] = "rerank_relevancy"
+
+    agg: Literal["max", "mean", "median"] = Field(default="max", description="Aggregation of the per-text scores.")
+    normalize: Optional[Literal["sigmoid"]] = Field(
+        default=None, description="'sigmoid' maps uncalibrated scores (logits) into [0, 1] before aggregating."
+    )
+    _scorer: Any = PrivateAttr()
+    _key: Optional[str] = PrivateAttr(default=None)
+
+    def __init__(
+        self,
+        scorer: RelevanceScorer,
+        agg: Literal["max", "mean", "median"] = "max",
+        normalize: Optional[Literal["sigmoid"]] = None,
+        *,
+        key: Optional[str] = None,
+    ) -> None:
+        _check_rerank_options(scorer, agg, normalize)
+        if key is not None and (not isinstance(key, str) or not key):
+            raise TypeError(f"key must be a non-empty string (the result key), got {key!r}")
+        super().__init__(agg=agg, normalize=normalize)
+        self._scorer = scorer
+        self._key = key
+
+    @property
+    def scorer(self) -> RelevanceScorer:
+        """The scorer judging each (query, text) pair."""
+        return self._scorer
+
+    @property
+    def key(self) -> str:
+        """The key of this metric's results in ``RetrievalEvalResult.metric_dict`` (see the class docstring)."""
+        if self._key is not None:
+            return self._key
+        return _rerank_key(type(self)._llama_name, self.agg, self.normalize)
+
+    def _repr_args(self) -> list[str]:
+        return [f"scorer={self._scorer!r}"]
+
+    def __repr__(self) -> str:
+        args = self._repr_args()
+        if self.agg != "max":
+            args.append(f"agg={self.agg!r}")
+        if self.normalize is not None:
+            args.append(f"normalize={self.normalize!r}")
+        if self._key is not None:
+            args.append(f"key={self._key!r}")
+        return f"{type(self).__name__}({', '.join(args)})"
+
+    __str__ = __repr__
+
+    def compute(
+        self,
+        query: Optional[str] = None,
+        expected_ids: Optional[list[str]] = None,
+        retrieved_ids: Optional[list[str]] = None,
+        expected_texts: Optional[list[str]] = None,
+        retrieved_texts: Optional[list[str]] = None,
+        agg: Optional[Literal["max", "mean", "median"]] = None,
+        **kwargs: Any,
+    ) -> RetrievalMetricResult:
+        """Score one query (LlamaIndex's call; synchronous, as ``RetrieverEvaluator.aevaluate`` calls it).
+
+        Args:
+            query: the query text (required: the reranker scores it against each text).
+            expected_ids, retrieved_ids, expected_texts: ignored (this metric needs no expectation).
+            retrieved_texts: the retrieved texts, best first (``RetrieverEvaluator`` passes them). ``[]``
+                scores 0.0.
+            agg: ``max``, ``mean`` or ``median`` for this call (default: the instance's ``agg``).
+
+        Returns:
+            ``RetrievalMetricResult(score, metadata={"key", "agg", "scores", "scorer", "normalize"})``, with
+            ``scores`` the per-text scores in input order.
+
+        Raises:
+            ValueError / TypeError: no or malformed query or texts, an invalid ``agg``, an unknown keyword.
+            RerankError: the scorer failed for this query (after its retries).
+        """
+        del expected_ids, retrieved_ids, expected_texts  # relevancy needs no expectation
+        if kwargs:
+            raise TypeError(
+                f"{type(self).__name__}.compute() got unexpected keyword arguments {sorted(kwargs)}; "
+                "besides LlamaIndex's arguments it takes agg="
+            )
+        if retrieved_texts is None:
+            raise ValueError(
+                f"{_where(query)}retrieved_texts is missing: {type(self).__name__} scores the retrieved texts "
+                "against the query. RetrieverEvaluator passes them (mode='text', the default); in a direct "
+                "call pass retrieved_texts=[node.get_content() for node in nodes] ([] scores 0.0)"
+            )
+        agg = self.agg if agg is None else agg
+        result = rerank_relevancy_result(query, retrieved_texts, self._scorer, agg, normalize=self.normalize)  # type: ignore[arg-type]
+        return RetrievalMetricResult(
+            score=result.score,
+            metadata={"key": self.key, "agg": agg, "scores": result.scores, "scorer": result.scorer,
+                      "normalize": result.normalize},
+        )
+
+
+class CohereRerankRelevancyMetric(RerankRelevancyMetric):
+    """LlamaIndex's ``CohereRerankRelevancyMetric``, on :class:`~rag_eval_adapters.rerank.CohereReranker`.
+
+    Same ``metric_name`` (``cohere_rerank_relevancy``) and, pointed at the same endpoint, the same numbers
+    (``max`` / ``mean`` / ``median`` of Cohere's ``relevance_score`` over the retrieved texts). Differences: the
+    default model is ``rerank-v3.5`` (LlamaIndex's ``rerank-english-v2.0`` is shut down), the v2 API, ``agg``
+    settable on the instance (``RetrieverEvaluator`` never forwards it), key from ``api_key`` /
+    ``$CO_API_KEY`` / ``$COHERE_API_KEY`` with a ``ValueError`` saying how to fix a missing one, ``base_url``
+    for any Cohere-compatible endpoint, retries with back-off, batching beyond 1,000 texts, response
+    validation, cost in :attr:`usage`, and no retrieved texts scores 0.0 (LlamaIndex's crashes or gives NaN).
+
+    ``agg="mean"`` gives the key ``cohere_rerank_relevancy_mean`` (see :class:`RerankRelevancyMetric`). Other
+    keyword arguments (``timeout``, ``max_retries``, ``max_docs_per_request``, ``cache``, ``client``, ...) go
+    to :class:`~rag_eval_adapters.rerank.CohereReranker`.
+    """
+
+    _llama_name: ClassVar[str] = "cohere_rerank_relevancy"
+
+    def __init__(
+        self,
+        model: str = DEFAULT_COHERE_MODEL,
+        api_key: Optional[str] = None,
+        base_url: Optional[str] = None,
+        agg: Literal["max", "mean", "median"] = "max",
+        *,
+        normalize: Optional[Literal["sigmoid"]] = None,
+        key: Optional[str] = None,
+        **reranker_kwargs: Any,
+    ) -> None:
+        if agg not in AGGREGATIONS:  # before the reranker asks for a key
+            raise ValueError(f"agg must be one of {', '.join(AGGREGATIONS)}; got {agg!r}")
+        reranker = CohereReranker(model=model, api_key=api_key, base_url=base_url, **reranker_kwargs)
+        super().__init__(reranker, agg=agg, normalize=normalize, key=key)
+
+    @property
+    def model(self) -> str:
+        """The Cohere rerank model."""
+        return self._scorer.model
+
+    @property
+    def usage(self) -> RerankUsage:
+        """What the reranker has spent so far (requests, retries, billed search units, ...)."""
+        return self._scorer.usage
+
+    def _repr_args(self) -> list[str]:
+        args = [f"model={self._scorer.model!r}"]
+        if self._scorer.base_url:
+            args.append(f"base_url={self._scorer.base_url!r}")
+        return args
+
+
+def _refuse_rerank_names(names: Any) -> Any:
+    """``names`` (a list when it was an iterable); a ValueError saying how to build a reranker metric when one
+    of them names one (they need a scorer or a Cohere key, so they are not built from names)."""
+    if isinstance(names, (str, measures.Metric)) or not isinstance(names, Iterable):
+        items, names = [names], names
+    else:
+        items = names = list(names)
+    for name in items:
+        if isinstance(name, str) and name.strip().lower().startswith(("rerank_relevancy", "cohere_rerank_relevancy")):
+            raise ValueError(
+                f"{name!r} cannot be built from a name: reranker metrics need a scorer or a Cohere key. Add "
+                "CohereRerankRelevancyMetric(model=..., api_key=..., agg=...) or RerankRelevancyMetric(scorer=...) "
+                "to the metrics list yourself"
+            )
+    return names
