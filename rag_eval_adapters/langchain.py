@@ -844,7 +844,7 @@ class RerankRelevancyEvaluator(RunEvaluator):
 
     def _score(self, query: Any, texts: list[str]) -> EvaluationResult:
         try:
-            result = rerank_relevancy_result(query, texts, self.scorer, self.agg, normalize=self.normalize)  # type: ignore[arg-type]
+            result = rerank_relevancy_result(query, texts, self.scorer, self.agg, normalize=self.normalize)
         except RerankError as error:
             return self._failure(error)
         return self._result(result)
@@ -869,7 +869,7 @@ class RerankRelevancyEvaluator(RunEvaluator):
         """As :meth:`evaluate_run`, natively async: awaits ``scorer.ascore`` (no thread pool)."""
         query, texts = self._run_inputs(run, example)
         try:
-            result = await arerank_relevancy_result(query, texts, self.scorer, self.agg,  # type: ignore[arg-type]
+            result = await arerank_relevancy_result(query, texts, self.scorer, self.agg,
                                                     normalize=self.normalize)
         except RerankError as error:
             return self._failure(error)

@@ -861,7 +861,7 @@ class RerankRelevancyMetric(BaseRetrievalMetric):
                 "call pass retrieved_texts=[node.get_content() for node in nodes] ([] scores 0.0)"
             )
         agg = self.agg if agg is None else agg
-        result = rerank_relevancy_result(query, retrieved_texts, self._scorer, agg, normalize=self.normalize)  # type: ignore[arg-type]
+        result = rerank_relevancy_result(query, retrieved_texts, self._scorer, agg, normalize=self.normalize)
         return RetrievalMetricResult(
             score=result.score,
             metadata={"key": self.key, "agg": agg, "scores": result.scores, "scorer": result.scorer,
