@@ -29,10 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Optional, Union
 
+import numpy as np
+
 try:
+    from llama_index.core.base.base_retriever import BaseRetriever
     from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr, field_validator
     from llama_index.core.evaluation.retrieval.base import BaseRetrievalEvaluator, RetrievalEvalResult
     from llama_index.core.evaluation.retrieval.metrics_base import BaseRetrievalMetric, RetrievalMetricResult
+    from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         "rag_eval_adapters.llamaindex needs llama-index-core: pip install 'rag-eval-adapters[llamaindex]'"
@@ -64,6 +68,9 @@ __all__ = [
     "aevaluate_dataset",
     "DatasetEvaluation",
     "QueryError",
+    "evaluate_retriever",
+    "ScoringRetriever",
+    "nodes_from_records",
     "RerankRelevancyMetric",
     "CohereRerankRelevancyMetric",
 ]
@@ -739,6 +746,84 @@ async def aevaluate_dataset(
     run = _Run(_load(dataset))
     await _evaluate_all(evaluator, run, workers, show_progress, swallow_cancel=False)
     return run.finish()
+
+
+def evaluate_retriever(
+    retriever: Any,
+    dataset: Union[str, os.PathLike, Iterable[Any]],
+    metrics: Iterable[Union[str, measures.Metric, BaseRetrievalMetric]] = ("hit_rate", "mrr"),
+    *,
+    workers: int = 8,
+    show_progress: bool = True,
+) -> DatasetEvaluation:
+    """Evaluate a LlamaIndex retriever on a data set: ``RetrieverEvaluator`` with these metrics, then
+    :func:`evaluate_dataset`.
+
+    ``metrics`` are names (``"ndcg@10"``), core metric objects or metric instances (ours or LlamaIndex's).
+
+    >>> evaluation = evaluate_retriever(retriever, "qa.jsonl", ["hit_rate@3", "mrr", "ndcg@10"])  # doctest: +SKIP
+    """
+    from llama_index.core.evaluation import RetrieverEvaluator
+
+    built = [
+        metric if isinstance(metric, BaseRetrievalMetric) else metrics_from_names([metric])[0]
+        for metric in metrics
+    ]
+    evaluator = RetrieverEvaluator(metrics=built, retriever=retriever)
+    return evaluate_dataset(evaluator, dataset, workers=workers, show_progress=show_progress)
+
+
+# ---------------------------------------------------------------------------------------------- retrievers
+
+
+def nodes_from_records(records: Iterable[Mapping[str, Any]]) -> list[Any]:
+    """LlamaIndex ``TextNode``s from records ``{"id", "text", ...}``; the other keys become metadata."""
+    nodes = []
+    for number, record in enumerate(records):
+        if not isinstance(record, Mapping) or "id" not in record or "text" not in record:
+            raise ValueError(f"record {number} must be a mapping with 'id' and 'text', got {record!r:.80}")
+        metadata = {k: v for k, v in record.items() if k not in ("id", "text")}
+        nodes.append(TextNode(id_=str(record["id"]), text=str(record["text"]), metadata=metadata))
+    if not nodes:
+        raise ValueError("no records: give at least one {'id', 'text'} record")
+    return nodes
+
+
+class ScoringRetriever(BaseRetriever):
+    """A LlamaIndex retriever over fixed nodes, ranked by any scoring function.
+
+    ``score_fn(query) -> one score per node`` (a list or numpy array, in node order). The retriever returns
+    the ``top_k`` nodes with a positive score, best first, ties broken by node order. It turns any search
+    code (BM25, TF-IDF, a vector library) into a retriever that ``RetrieverEvaluator`` can evaluate.
+    """
+
+    def __init__(self, nodes: Iterable[Any], score_fn: Callable[[str], Any], top_k: int = 10,
+                 **kwargs: Any) -> None:
+        if not callable(score_fn):
+            raise TypeError(f"score_fn must be callable: query -> one score per node, got {score_fn!r}")
+        self._nodes = list(nodes)
+        if not self._nodes:
+            raise ValueError("ScoringRetriever needs at least one node")
+        self.top_k = check_k(top_k, "top_k")
+        if self.top_k is None:
+            raise ValueError("top_k must be a positive int")
+        self._score_fn = score_fn
+        super().__init__(**kwargs)
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        scores = np.asarray(self._score_fn(query_bundle.query_str), dtype=np.float64).ravel()
+        if scores.shape[0] != len(self._nodes):
+            raise ValueError(
+                f"score_fn returned {scores.shape[0]} scores for {len(self._nodes)} nodes "
+                f"(query {query_bundle.query_str!r})"
+            )
+        order = np.argsort(-scores, kind="stable")[: self.top_k]
+        order = order[scores[order] > 0]
+        return [NodeWithScore(node=self._nodes[i], score=float(scores[i])) for i in order]
+
+    def __repr__(self) -> str:
+        name = getattr(self._score_fn, "__name__", None) or type(self._score_fn).__name__
+        return f"ScoringRetriever(nodes={len(self._nodes)}, score_fn={name}, top_k={self.top_k})"
 
 
 # ---------------------------------------------------------------------------------------------- reranker relevancy

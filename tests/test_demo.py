@@ -57,13 +57,15 @@ def test_queries_and_graded_judgments_are_consistent():
 def test_retrievers_are_llamaindex_retrievers_ranking_best_first():
     from llama_index.core.base.base_retriever import BaseRetriever
 
-    from rag_eval_adapters.demo.retrievers import BM25Retriever, TfidfRetriever, make_nodes
+    from rag_eval_adapters.demo.retrievers import BM25Scorer, TfidfScorer
+    from rag_eval_adapters.llamaindex import ScoringRetriever, nodes_from_records
 
     corpus = load_corpus()
-    nodes = make_nodes(corpus)
+    nodes = nodes_from_records(corpus)
+    texts = [p["text"] for p in corpus]
     target = next(p for p in corpus if p["id"] == "animals/octopus/0")
-    for cls in (BM25Retriever, TfidfRetriever):
-        retriever = cls(nodes, top_k=5)
+    for scorer in (BM25Scorer(texts), TfidfScorer(texts)):
+        retriever = ScoringRetriever(nodes, scorer, top_k=5)
         assert isinstance(retriever, BaseRetriever)
         hits = retriever.retrieve(target["text"])
         assert 1 <= len(hits) <= 5
@@ -72,9 +74,24 @@ def test_retrievers_are_llamaindex_retrievers_ranking_best_first():
         assert scores == sorted(scores, reverse=True) and scores[-1] > 0
         assert hits[0].node.metadata["topic"] == "animals"
     # only positive scores are returned: words found nowhere in the corpus retrieve nothing
-    assert BM25Retriever(nodes, top_k=5).retrieve("zzzz qqqq") == []
+    assert ScoringRetriever(nodes, BM25Scorer(texts), top_k=5).retrieve("zzzz qqqq") == []
     with pytest.raises(ValueError, match="top_k"):
-        BM25Retriever(nodes, top_k=0)
+        ScoringRetriever(nodes, BM25Scorer(texts), top_k=0)
+    with pytest.raises(ValueError, match="returned 2 scores for"):
+        ScoringRetriever(nodes, lambda q: [1.0, 2.0]).retrieve("anything")
+
+
+def test_demo_package_imports_no_framework():
+    import ast
+    from pathlib import Path
+
+    import rag_eval_adapters.demo as demo
+
+    for path in Path(demo.__file__).parent.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        modules = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        modules += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        assert not [m for m in modules if m.startswith(("llama_index", "langchain", "langsmith", "cohere"))], path
 
 
 # ---------------------------------------------------------------- rag-eval demo

@@ -7,7 +7,8 @@ eight topics), 72 questions (``data/queries.jsonl``) and graded judgments (``dat
 :func:`run_demo`
 
 1. wraps a BM25 retriever (``bm25s``) and a character-n-gram TF-IDF retriever (scikit-learn) as
-   LlamaIndex ``BaseRetriever`` objects (:mod:`rag_eval_adapters.demo.retrievers`);
+   LlamaIndex retrievers (:mod:`rag_eval_adapters.demo.retrievers` scores,
+   :class:`rag_eval_adapters.llamaindex.ScoringRetriever` ranks);
 2. evaluates each with LlamaIndex's ``RetrieverEvaluator`` and this package's adapter metrics
    (:func:`rag_eval_adapters.llamaindex.metrics_from_names`,
    :func:`rag_eval_adapters.llamaindex.evaluate_dataset`), relevant = grade >= 1;
@@ -106,16 +107,13 @@ class _PerQueryReport:
 
 def _evaluate_with_llamaindex(retriever: Any, queries: dict[str, str], qrels: dict, show_progress: bool):
     """Run LlamaIndex's RetrieverEvaluator with the adapter metrics over every judged query."""
-    from llama_index.core.evaluation import RetrieverEvaluator
+    from ..llamaindex import evaluate_retriever
 
-    from ..llamaindex import evaluate_dataset, metrics_from_names
-
-    evaluator = RetrieverEvaluator(metrics=metrics_from_names(DEMO_METRICS), retriever=retriever)
     qids = [q for q in queries if q in qrels]
     rows = [
         {"query": queries[q], "expected_ids": [d for d, g in qrels[q].items() if g >= 1]} for q in qids
     ]
-    result = evaluate_dataset(evaluator, rows, workers=4, show_progress=show_progress)
+    result = evaluate_retriever(retriever, rows, DEMO_METRICS, workers=4, show_progress=show_progress)
     per_query: dict[str, dict[str, float]] = {}
     run: dict[str, list[str]] = {}
     for index, res in zip(result.indices, result.results):
@@ -177,7 +175,8 @@ def run_demo(
         render_comparison,
         render_evaluation,
     )
-    from .retrievers import BM25Retriever, TfidfRetriever, make_nodes
+    from ..llamaindex import ScoringRetriever, nodes_from_records
+    from .retrievers import BM25Scorer, TfidfScorer
 
     stdout = stdout if stdout is not None else sys.stdout
     stderr = stderr if stderr is not None else sys.stderr
@@ -192,10 +191,11 @@ def run_demo(
         raise ValueError(f"cannot create the report folder {out}: {exc.strerror or exc}") from None
 
     corpus, queries, qrels = load_corpus(), load_queries(), load_qrels()
-    nodes = make_nodes(corpus)
+    nodes = nodes_from_records(corpus)
+    texts = [passage["text"] for passage in corpus]
     retrievers = {
-        "bm25": BM25Retriever(nodes, top_k=top_k),
-        "tfidf": TfidfRetriever(nodes, top_k=top_k),
+        "bm25": ScoringRetriever(nodes, BM25Scorer(texts), top_k=top_k),
+        "tfidf": ScoringRetriever(nodes, TfidfScorer(texts), top_k=top_k),
     }
     console.print(
         Text(
