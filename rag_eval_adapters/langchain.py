@@ -59,9 +59,9 @@ from .rerank import (
     RerankError,
     RerankUsage,
     arerank_relevancy_result,
+    check_relevancy_options,
     rerank_relevancy_result,
 )
-from .rerank.aggregate import _check_options as _check_rerank_options
 
 __all__ = [
     "DOCUMENT_KEYS",
@@ -758,7 +758,7 @@ class RerankRelevancyEvaluator(RunEvaluator):
         documents_key: Optional[str] = None,
         key: Optional[str] = None,
     ) -> None:
-        _check_rerank_options(scorer, agg, normalize)
+        check_relevancy_options(scorer, agg, normalize)
         for name, value in (("query_key", query_key), ("documents_key", documents_key), ("key", key)):
             if value is not None and (not isinstance(value, str) or not value):
                 raise TypeError(f"{name} must be a non-empty string, got {value!r}")

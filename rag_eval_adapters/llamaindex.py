@@ -51,9 +51,9 @@ from .rerank import (
     CohereReranker,
     RelevanceScorer,
     RerankUsage,
+    check_relevancy_options,
     rerank_relevancy_result,
 )
-from .rerank.aggregate import _check_options as _check_rerank_options
 
 __all__ = [
     "HitRate",
@@ -872,7 +872,7 @@ class RerankRelevancyMetric(BaseRetrievalMetric):
         *,
         key: Optional[str] = None,
     ) -> None:
-        _check_rerank_options(scorer, agg, normalize)
+        check_relevancy_options(scorer, agg, normalize)
         if key is not None and (not isinstance(key, str) or not key):
             raise TypeError(f"key must be a non-empty string (the result key), got {key!r}")
         super().__init__(agg=agg, normalize=normalize)

@@ -57,7 +57,8 @@ class BatchRelevancy:
         return float(np.mean(list(self.scores.values()))) if self.scores else None
 
 
-def _check_options(scorer: object, agg: object, normalize: object) -> None:
+def check_relevancy_options(scorer: object, agg: object, normalize: object) -> None:
+    """Raise a clear error unless ``scorer``, ``agg`` and ``normalize`` can make a relevancy in [0, 1]."""
     if agg not in AGGREGATIONS:
         raise ValueError(f"agg must be one of {', '.join(AGGREGATIONS)}; got {agg!r}")
     if normalize is not None and normalize not in NORMALIZATIONS:
@@ -120,7 +121,7 @@ def rerank_relevancy_result(
     query: str, texts: Sequence[str], scorer: RelevanceScorer, agg: Agg = "max", *, normalize: Normalize = None
 ) -> RelevancyResult:
     """Like :func:`rerank_relevancy` but returns the per-text scores too."""
-    _check_options(scorer, agg, normalize)
+    check_relevancy_options(scorer, agg, normalize)
     items = validate_query_texts(query, texts)
     if not items:
         return RelevancyResult(score=0.0, scores=[], agg=agg, scorer=scorer.name, normalize=normalize)
@@ -131,7 +132,7 @@ async def arerank_relevancy_result(
     query: str, texts: Sequence[str], scorer: RelevanceScorer, agg: Agg = "max", *, normalize: Normalize = None
 ) -> RelevancyResult:
     """Async :func:`rerank_relevancy_result` (uses ``scorer.ascore``)."""
-    _check_options(scorer, agg, normalize)
+    check_relevancy_options(scorer, agg, normalize)
     items = validate_query_texts(query, texts)
     if not items:
         return RelevancyResult(score=0.0, scores=[], agg=agg, scorer=scorer.name, normalize=normalize)
@@ -182,7 +183,7 @@ def rerank_relevancy_batch(
     A query that fails (bad input, endpoint error after retries) is recorded in ``errors`` with its message;
     the others are still scored.
     """
-    _check_options(scorer, agg, normalize)
+    check_relevancy_options(scorer, agg, normalize)
     rows = _batch_items(items)
     result = BatchRelevancy()
     for qid, query, texts in _progress(rows, progress):
@@ -205,7 +206,7 @@ async def arerank_relevancy_batch(
 ) -> BatchRelevancy:
     """Async :func:`rerank_relevancy_batch`: queries are scored concurrently, at most ``max_concurrency`` at
     once (a :class:`CohereReranker` also caps its own in-flight requests)."""
-    _check_options(scorer, agg, normalize)
+    check_relevancy_options(scorer, agg, normalize)
     if not isinstance(max_concurrency, int) or max_concurrency < 1:
         raise ValueError(f"max_concurrency must be a positive int, got {max_concurrency!r}")
     rows = _batch_items(items)
