@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from functools import cached_property
+from itertools import compress, repeat
+from operator import countOf
 from typing import Any, Literal
 
 import numpy as np
 
+from ._fastpath import ABSENT, judge_batch
 from ._kernel import Judged
-from ._validation import as_judgments, as_ranking, check_level
+from ._validation import check_level
 from .measures import Metric, MetricLike, parse_metrics
 
 __all__ = ["evaluate", "Report"]
@@ -150,38 +153,30 @@ def evaluate(
     if not qrels:
         raise ValueError("qrels is empty: there is nothing to evaluate against")
 
-    absent = [q for q in qrels if q not in run]
-    if missing == "error" and absent:
+    query_ids = list(qrels)
+    runs = _entries(run, query_ids)
+    n_absent = countOf(runs, ABSENT)
+    if missing == "error" and n_absent:
+        absent = [q for q, r in zip(query_ids, runs) if r is ABSENT]
         shown = ", ".join(repr(q) for q in absent[:5]) + (" ..." if len(absent) > 5 else "")
         raise ValueError(
             f"{len(absent)} queries of qrels are missing from the run ({shown}); "
             "pass missing='zero' to score them 0 or missing='skip' to leave them out"
         )
-    if missing == "skip" and len(absent) == len(qrels):
+    if missing == "skip" and n_absent == len(qrels):
         raise ValueError("the run has no query in common with the qrels: check the query ids of both")
 
-    query_ids: list[Hashable] = []
-    rankings: list[list[Hashable]] = []
-    judgments: list[dict[Hashable, float]] = []
-    errors: dict[Hashable, str] = {}
-    for qid, expected in qrels.items():
-        if qid not in run and missing == "skip":
-            continue
-        try:
-            judged = as_judgments(expected, qid, "qrels")
-            ranking = as_ranking(run[qid], qid, "run") if qid in run else []
-        except (TypeError, ValueError) as exc:
-            errors[qid] = str(exc)
-            continue
-        query_ids.append(qid)
-        rankings.append(ranking)
-        judgments.append(judged)
-
+    expected = list(qrels.values()) if type(qrels) is dict else [qrels[q] for q in query_ids]
+    if missing == "skip" and n_absent:
+        keep = [r is not ABSENT for r in runs]
+        query_ids, runs, expected = (list(compress(x, keep)) for x in (query_ids, runs, expected))
+    ok, judged_stats, failures = judge_batch(expected, runs, query_ids, level)
+    errors = {query_ids[i]: message for i, message in sorted(failures.items())}
+    query_ids = [query_ids[i] for i in ok.tolist()]
     if not query_ids:
         first = next(iter(errors.items()))
         raise ValueError(f"no query could be scored; {len(errors)} errors, the first: {first[1]}")
 
-    judged_stats = Judged.from_rankings(rankings, judgments, level)
     values = np.empty((len(query_ids), len(measures)), dtype=np.float64)
     for j, measure in enumerate(measures):
         values[:, j] = measure.compute(judged_stats)
@@ -189,8 +184,21 @@ def evaluate(
     counts = {
         "queries": len(qrels),
         "scored": len(query_ids),
-        "missing_from_run": len(absent),
-        "not_in_qrels": sum(1 for q in run if q not in qrels),
+        "missing_from_run": n_absent,
+        "not_in_qrels": _count_not_in(run, qrels),
         "errors": len(errors),
     }
     return Report(measures, query_ids, values, errors, counts, level)
+
+
+def _entries(run: Mapping[Hashable, Any], query_ids: list[Hashable]) -> list[Any]:
+    """``run[q]`` for each query id, :data:`ABSENT` where the run lacks it."""
+    if type(run) is dict:
+        return list(map(run.get, query_ids, repeat(ABSENT)))
+    return [run[q] if q in run else ABSENT for q in query_ids]
+
+
+def _count_not_in(run: Mapping[Hashable, Any], qrels: Mapping[Hashable, Any]) -> int:
+    if type(run) is dict and type(qrels) is dict:
+        return len(run.keys() - qrels.keys())
+    return sum(1 for q in run if q not in qrels)
