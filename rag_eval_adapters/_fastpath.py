@@ -168,9 +168,9 @@ def judge_batch(
         iq = np.concatenate([iq, remap[slow.ideal_q]])
         ig = np.concatenate([ig, slow.ideal_grade])
 
-    order = np.lexsort((hr, hq))
+    order = _group_sort(hq, hr)
     hq, hr, hg = hq[order], hr[order], hg[order]
-    order = np.lexsort((-ig, iq))
+    order = _group_sort(iq, -ig)
     iq, ig = iq[order], ig[order]
     return ok, Judged(
         n_ret=out_ret,
@@ -190,6 +190,32 @@ def _pick(items: Sequence[Any], idx: np.ndarray, n: int) -> list[Any]:
     if idx.shape[0] and int(idx[-1]) - int(idx[0]) == idx.shape[0] - 1:
         return list(items[int(idx[0]):int(idx[-1]) + 1])
     return [items[i] for i in idx.tolist()]
+
+
+def _group_sort(group: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """The permutation ordering rows by ``group`` then ``key`` (like ``np.lexsort((key, group))``).
+
+    Groups are small (a query's judged documents), so when ``group`` is already sorted (the usual case) the
+    rows are sorted within their groups as the rows of a padded matrix, which is much faster than lexsort.
+    """
+    n = group.shape[0]
+    if n < 2:
+        return np.arange(n)
+    if not (group[1:] >= group[:-1]).all():
+        return np.lexsort((key, group))
+    new = np.r_[True, group[1:] != group[:-1]]
+    starts = np.flatnonzero(new)
+    sizes = np.diff(np.r_[starts, n])
+    width = int(sizes.max())
+    if width * starts.shape[0] > 4 * n + 1024:  # a few very large groups: padding would waste memory
+        return np.lexsort((key, group))
+    column = np.arange(n) - np.repeat(starts, sizes)
+    row = np.repeat(np.arange(starts.shape[0]), sizes)
+    padded = np.full((starts.shape[0], width), np.inf)
+    padded[row, column] = key
+    within = np.argsort(padded, axis=1, kind="stable")
+    order = (within + starts[:, None]).ravel()
+    return order[(np.arange(width) < sizes[:, None]).ravel()]
 
 
 def _position_in_group(q: np.ndarray) -> np.ndarray:
@@ -245,25 +271,14 @@ def _scored_chunk(runs: list[dict], judged: list[dict]):
     found = np.flatnonzero(~np.isnan(jscore))
     hq, hs = jrow[found], jscore[found]
 
-    # each row's scores sorted ascending (NaN padding last); binary search for > and >= counts
-    width = int(lens.max()) if m else 0
-    matrix = np.full((m, max(width, 1)), np.nan)
-    matrix[np.arange(matrix.shape[1]) < lens[:, None]] = values  # rows holding a NaN have failed already
-    matrix.sort(axis=1)
-    # a tie anywhere in a row whose doc ids are of mixed types may make trec_eval's ordering impossible:
+    ranks, tied_hits, tied_rows = rank_by_counting(values, lens, hq, hs)
+    # a tie anywhere in a query whose doc ids are of mixed types may make trec_eval's ordering impossible:
     # leave those queries to the precise path (it raises or ranks exactly as before)
-    if width > 1:
-        tied_rows = np.flatnonzero((matrix[:, 1:] == matrix[:, :-1]).any(axis=1))
-        for i in tied_rows.tolist():
-            if not failed[i] and len(set(map(type, runs[i]))) > 1:
-                failed[i] = True
-    flat = matrix.ravel()
-    base = hq * matrix.shape[1]
-    below = _count_below(flat, base, lens[hq], hs, strict=True)  # scores < s
-    upto = _count_below(flat, base, lens[hq], hs, strict=False)  # scores <= s
-    ranks = lens[hq] - upto + 1
+    for i in tied_rows.tolist():
+        if not failed[i] and len(set(map(type, runs[i]))) > 1:
+            failed[i] = True
     joff = np.concatenate([[0], np.cumsum(jlens)])
-    for h in np.flatnonzero(upto - below > 1).tolist():  # tied with another document: doc id descending
+    for h in np.flatnonzero(tied_hits).tolist():  # tied with another document: doc id descending
         i = int(hq[h])
         if failed[i]:
             continue
@@ -274,6 +289,50 @@ def _scored_chunk(runs: list[dict], judged: list[dict]):
         except TypeError:
             failed[i] = True
     return lens, found, ranks, failed
+
+
+def rank_by_counting(
+    values: np.ndarray, lens: np.ndarray, hit_row: np.ndarray, hit_score: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ranks of some documents among the scores of their rows, before breaking ties.
+
+    ``values`` holds every row's scores one row after another (``lens`` per row, no NaN); hit ``h`` is a
+    document of row ``hit_row[h]`` scored ``hit_score[h]``. Returns ``(rank, tied, tied_rows)``:
+    ``rank[h] = 1 + #(scores of its row > hit_score[h])``; ``tied[h]`` whether another score of its row
+    equals it (the caller adds the tied documents whose id sorts after it); ``tied_rows`` the rows holding
+    any tie at all. Cost: one sort of every row, then a vectorised binary search per hit.
+    """
+    ordered, starts = sort_within_rows(values, lens)
+    start, length = starts[hit_row], lens[hit_row]
+    below = _count_below(ordered, start, length, hit_score, strict=True)  # scores < s
+    upto = _count_below(ordered, start, length, hit_score, strict=False)  # scores <= s
+    same = ordered[1:] == ordered[:-1]
+    if same.any():
+        row_of = np.repeat(np.arange(lens.shape[0], dtype=np.int64), lens)
+        pairs = np.flatnonzero(same)
+        tied_rows = np.unique(row_of[pairs][row_of[pairs] == row_of[pairs + 1]])
+    else:
+        tied_rows = np.zeros(0, dtype=np.int64)
+    return length - upto + 1, upto - below > 1, tied_rows
+
+
+def sort_within_rows(values: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``values`` sorted ascending within each row (rows laid one after another), and each row's start."""
+    m, total = lens.shape[0], values.shape[0]
+    starts = np.zeros(m, dtype=np.int64)
+    if m > 1:
+        np.cumsum(lens[:-1], out=starts[1:])
+    width = int(lens.max()) if m else 0
+    if not total or width < 2:
+        return values.copy(), starts
+    if width * m <= 4 * total + 4096:  # similar lengths: sort the rows of a padded matrix (NaN last)
+        matrix = np.full((m, width), np.nan)
+        filled = np.arange(width) < lens[:, None]
+        matrix[filled] = values
+        matrix.sort(axis=1)
+        return matrix[filled], starts
+    row = np.repeat(np.arange(m, dtype=np.int64), lens)  # very uneven lengths: one sort of (row, value)
+    return values[np.lexsort((values, row))], starts
 
 
 def _nth_key(mapping: dict, k: int) -> Hashable:
@@ -290,7 +349,7 @@ def _count_below(flat: np.ndarray, base: np.ndarray, lens: np.ndarray, s: np.nda
     active = lo < hi
     while active.any():
         mid = (lo + hi) >> 1
-        v = flat[base + np.minimum(mid, np.maximum(hi - 1, 0))]
+        v = flat[np.minimum(base + mid, flat.shape[0] - 1)]
         go_right = (v < s) if strict else (v <= s)
         lo = np.where(active & go_right, mid + 1, lo)
         hi = np.where(active & ~go_right, mid, hi)

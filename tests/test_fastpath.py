@@ -231,3 +231,10 @@ def test_agrees_with_pytrec_eval_across_many_chunks():
     for qid, row in zip(report.query_ids, report.values):
         expected = [theirs[qid][k] for k in ("map", "ndcg_cut_10", "P_5", "recip_rank")]
         np.testing.assert_allclose(row, expected, rtol=0, atol=1e-9)
+
+
+def test_one_very_long_ranking_among_short_ones(chunk):
+    rng = np.random.default_rng(5)
+    qrels = {f"q{i}": {f"d{j}": int(rng.integers(0, 3)) for j in rng.choice(3000, 20)} for i in range(40)}
+    run = {f"q{i}": {f"d{j}": float(rng.integers(0, 50)) for j in range(3000 if i == 7 else 4)} for i in range(40)}
+    assert_same(qrels, run)
