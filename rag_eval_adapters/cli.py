@@ -15,7 +15,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any, Optional, Sequence, TextIO
+from typing import Any, Callable, Optional, Sequence, TextIO
 
 from ._version import __version__
 
@@ -102,22 +102,25 @@ def _check_file(path: str, what: str) -> Path:
     return p
 
 
-def load_qrels(path: str) -> dict[str, dict[str, int]]:
-    """Read qrels from a TREC file (``qid iter doc grade``) or JSONL; raises CLIError on bad input."""
-    from .jsonl import looks_like_jsonl, read_jsonl_qrels
+def _read(path: str, kind: str, read_jsonl: Callable[[Path], Any], read_trec: Callable[[Path], Any]) -> Any:
+    """Read a file as JSONL or TREC (by its name or first character); any input error becomes a CLIError."""
+    from .jsonl import looks_like_jsonl
 
-    p = _check_file(path, "qrels")
+    p = _check_file(path, kind)
     try:
-        if looks_like_jsonl(p):
-            qrels = read_jsonl_qrels(p)
-        else:
-            from . import read_trec_qrels
-
-            qrels = read_trec_qrels(p)
+        return read_jsonl(p) if looks_like_jsonl(p) else read_trec(p)
     except (ValueError, TypeError, UnicodeDecodeError) as exc:
         raise CLIError(_prefix_path(exc, p)) from None
     except OSError as exc:
         raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def load_qrels(path: str) -> dict[str, dict[str, int]]:
+    """Read qrels from a TREC file (``qid iter doc grade``) or JSONL; raises CLIError on bad input."""
+    from . import read_trec_qrels
+    from .jsonl import read_jsonl_qrels
+
+    qrels = _read(path, "qrels", read_jsonl_qrels, read_trec_qrels)
     if not qrels:
         raise CLIError(f"qrels file {path} holds no judgments")
     return qrels
@@ -125,21 +128,10 @@ def load_qrels(path: str) -> dict[str, dict[str, int]]:
 
 def load_run(path: str) -> dict[str, Any]:
     """Read a run from a TREC file (``qid Q0 doc rank score tag``) or JSONL; raises CLIError."""
-    from .jsonl import looks_like_jsonl, read_jsonl_run
+    from . import read_trec_run
+    from .jsonl import read_jsonl_run
 
-    p = _check_file(path, "run")
-    try:
-        if looks_like_jsonl(p):
-            run = read_jsonl_run(p)
-        else:
-            from . import read_trec_run
-
-            run = read_trec_run(p)
-    except (ValueError, TypeError, UnicodeDecodeError) as exc:
-        raise CLIError(_prefix_path(exc, p)) from None
-    except OSError as exc:
-        raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return run
+    return _read(path, "run", read_jsonl_run, read_trec_run)
 
 
 def _prefix_path(exc: BaseException, path: Path) -> str:
