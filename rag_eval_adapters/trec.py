@@ -5,6 +5,12 @@
   documents are ranked by score, ties broken by doc id descending).
 
 Blank lines are skipped. A malformed line raises ``ValueError`` naming the file and the line number.
+
+When pyarrow is installed (the ``cli`` extra) a file is parsed by pyarrow's CSV reader, in C++, and only the
+``{doc: value}`` dicts are built in Python (one ``dict(zip(...))`` per query). Anything that reader does not
+take exactly as the line-by-line reader would (tabs mixed with spaces, runs of blanks, a grade that is not
+an integer, a NaN score, a repeated document, odd whitespace or bytes) sends the file through the Python
+reader, so results and error messages (with their line numbers) are the same either way.
 """
 
 from __future__ import annotations
@@ -12,11 +18,18 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
-from typing import Union
+from typing import Any, Literal, Union
 
-__all__ = ["read_trec_qrels", "read_trec_run", "TrecFormatError"]
+__all__ = ["read_trec_qrels", "read_trec_run", "read_trec_qrels_table", "read_trec_run_table", "TrecFormatError"]
 
 PathLike = Union[str, "os.PathLike[str]"]
+Engine = Literal["auto", "pyarrow", "python"]
+
+# what str.split() splits on besides ' ' and '\t': a field holding one of these is not what pyarrow sees
+_OTHER_WHITESPACE = (
+    r"[\n\r\x{0b}\x{0c}\x{1c}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}"
+    r"\x{202f}\x{205f}\x{3000}]"
+)
 
 
 class TrecFormatError(ValueError):
@@ -44,8 +57,22 @@ def _grade(text: str) -> int | float:
         return value
 
 
-def read_trec_qrels(path: PathLike) -> dict[str, dict[str, int | float]]:
-    """``{query_id: {doc_id: grade}}`` from a TREC qrels file (``qid iter docno grade``)."""
+def read_trec_qrels(path: PathLike, *, engine: Engine = "auto") -> dict[str, dict[str, int | float]]:
+    """``{query_id: {doc_id: grade}}`` from a TREC qrels file (``qid iter docno grade``).
+
+    ``engine``: ``"auto"`` parses with pyarrow when it is installed and the file suits it, else line by line;
+    ``"python"`` always line by line; ``"pyarrow"`` requires pyarrow (the result is the same).
+    """
+    if engine != "python":
+        table = _arrow_table(path, 4, 3, "int64", engine)
+        if table is not None:
+            nested = _nest(table, 3)
+            if nested is not None:
+                return nested
+    return _read_qrels_lines(path)
+
+
+def _read_qrels_lines(path: PathLike) -> dict[str, dict[str, int | float]]:
     qrels: dict[str, dict[str, int | float]] = {}
     for number, fields in _lines(path):
         if len(fields) != 4:
@@ -65,8 +92,21 @@ def read_trec_qrels(path: PathLike) -> dict[str, dict[str, int | float]]:
     return qrels
 
 
-def read_trec_run(path: PathLike) -> dict[str, dict[str, float]]:
-    """``{query_id: {doc_id: score}}`` from a TREC run file (``qid Q0 docno rank score tag``)."""
+def read_trec_run(path: PathLike, *, engine: Engine = "auto") -> dict[str, dict[str, float]]:
+    """``{query_id: {doc_id: score}}`` from a TREC run file (``qid Q0 docno rank score tag``).
+
+    ``engine`` as for :func:`read_trec_qrels`.
+    """
+    if engine != "python":
+        table = _arrow_table(path, 6, 4, "float64", engine)
+        if table is not None:
+            nested = _nest(table, 4)
+            if nested is not None:
+                return nested
+    return _read_run_lines(path)
+
+
+def _read_run_lines(path: PathLike) -> dict[str, dict[str, float]]:
     run: dict[str, dict[str, float]] = {}
     for number, fields in _lines(path):
         if len(fields) != 6:
@@ -86,3 +126,122 @@ def read_trec_run(path: PathLike) -> dict[str, dict[str, float]]:
             raise TrecFormatError(f"{path}:{number}: query {qid!r} retrieves document {doc!r} twice")
         ranked[doc] = value
     return run
+
+
+def read_trec_qrels_table(path: PathLike):
+    """The qrels file as a pyarrow Table ``query_id, doc_id, grade`` (for :func:`~rag_eval_adapters.columnar.evaluate_columns`).
+
+    Checked as :func:`read_trec_qrels` checks it (a bad line raises ``ValueError`` with its line number).
+    Needs pyarrow.
+    """
+    import pyarrow as pa
+
+    table = _arrow_table(path, 4, 3, "int64", "pyarrow")
+    if table is None or _nest(table, 3, build=False) is None:  # not exactly readable: the Python reader's data
+        qrels = _read_qrels_lines(path)
+        return _table_from_nested(pa, qrels, "grade")
+    return pa.table({"query_id": table.column(0), "doc_id": table.column(2), "grade": table.column(3)})
+
+
+def read_trec_run_table(path: PathLike):
+    """The run file as a pyarrow Table ``query_id, doc_id, score`` (for :func:`~rag_eval_adapters.columnar.evaluate_columns`).
+
+    Checked as :func:`read_trec_run` checks it. Needs pyarrow.
+    """
+    import pyarrow as pa
+
+    table = _arrow_table(path, 6, 4, "float64", "pyarrow")
+    if table is None or _nest(table, 4, build=False) is None:
+        run = _read_run_lines(path)
+        return _table_from_nested(pa, run, "score")
+    return pa.table({"query_id": table.column(0), "doc_id": table.column(2), "score": table.column(4)})
+
+
+def _table_from_nested(pa, nested: dict, value: str):
+    rows = [(q, d, v) for q, docs in nested.items() for d, v in docs.items()]
+    q, d, v = zip(*rows) if rows else ((), (), ())
+    return pa.table({"query_id": pa.array(q, pa.string()), "doc_id": pa.array(d, pa.string()),
+                     value: pa.array(v, pa.float64() if value == "score" else None)})
+
+
+def _arrow_table(path: PathLike, n_fields: int, value_at: int, value_type: str, engine: str) -> Any:
+    """The file parsed by pyarrow (all fields strings but the value), or None when it must be read line by line."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no such file: {path}")
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.csv as csv
+    except ImportError:
+        if engine == "pyarrow":
+            raise ImportError("engine='pyarrow' needs pyarrow: pip install 'rag-eval-adapters[cli]'") from None
+        return None
+    names = [f"f{i}" for i in range(n_fields)]
+    types = {name: pa.string() for name in names}
+    types[names[value_at]] = getattr(pa, value_type)()
+    table = None
+    for delimiter in (" ", "\t"):
+        try:
+            table = csv.read_csv(
+                path,
+                read_options=csv.ReadOptions(column_names=names, use_threads=True),
+                parse_options=csv.ParseOptions(delimiter=delimiter, quote_char=False, escape_char=False,
+                                               double_quote=False, ignore_empty_lines=True),
+                convert_options=csv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
+                                                   quoted_strings_can_be_null=False, check_utf8=True),
+            )
+            break
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
+            continue
+    if table is None or table.num_rows == 0:
+        return None
+    value = table.column(value_at)
+    if value.null_count or (value_type == "float64" and pc.any(pc.is_nan(value)).as_py()):
+        return None
+    for i in range(n_fields):
+        if i == value_at:
+            continue
+        column = table.column(i)
+        if pc.any(pc.equal(pc.utf8_length(column), 0)).as_py():  # an empty field: blanks side by side
+            return None
+        if pc.any(pc.match_substring_regex(column, _OTHER_WHITESPACE)).as_py():
+            return None
+    if table.column(0).null_count or table.column(2).null_count:
+        return None
+    return table
+
+
+def _nest(table: Any, value_at: int, build: bool = True) -> dict | None:
+    """``{query: {doc: value}}`` in file order, or None when a query repeats a document (the line reader says where)."""
+    import pyarrow.compute as pc
+
+    queries = table.column(0)
+    encoded = pc.dictionary_encode(queries).combine_chunks()
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    names = encoded.dictionary.to_pylist()
+    import numpy as np
+
+    if codes.shape[0] > 1 and int(np.count_nonzero(codes[1:] != codes[:-1])) != len(names) - 1:
+        order = np.argsort(codes, kind="stable")  # a query's lines are not all together: group them
+        codes = codes[order]
+    else:
+        order = None
+    bounds = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1], True]).tolist()
+    docs = table.column(2)
+    values = table.column(value_at)
+    if order is not None:
+        docs, values = docs.take(order), values.take(order)
+    if not build:
+        keys = pc.binary_join_element_wise(pc.cast(queries if order is None else queries.take(order), "string"),
+                                           docs, "\x00")
+        return {} if pc.count_distinct(keys).as_py() == len(keys) else None
+    doc_list = docs.to_pylist()
+    value_list = values.to_numpy(zero_copy_only=False).tolist()
+    nested: dict[str, dict[str, Any]] = {}
+    for start, end in zip(bounds[:-1], bounds[1:]):
+        judged = dict(zip(doc_list[start:end], value_list[start:end]))
+        if len(judged) != end - start:
+            return None
+        nested[names[codes[start]]] = judged
+    return nested
