@@ -131,13 +131,14 @@ def _read_run_lines(path: PathLike) -> dict[str, dict[str, float]]:
 def read_trec_qrels_table(path: PathLike):
     """The qrels file as a pyarrow Table ``query_id, doc_id, grade`` (for :func:`~rag_eval_adapters.columnar.evaluate_columns`).
 
-    Checked as :func:`read_trec_qrels` checks it (a bad line raises ``ValueError`` with its line number).
-    Needs pyarrow.
+    Lines are checked as :func:`read_trec_qrels` checks them (a bad line raises ``ValueError`` with its line
+    number), except that a document judged twice is left to
+    :func:`~rag_eval_adapters.columnar.evaluate_columns`, which reports that query's error. Needs pyarrow.
     """
     import pyarrow as pa
 
     table = _arrow_table(path, 4, 3, "int64", "pyarrow")
-    if table is None or _nest(table, 3, build=False) is None:  # not exactly readable: the Python reader's data
+    if table is None:  # not exactly readable by pyarrow: the line reader's data (and errors)
         qrels = _read_qrels_lines(path)
         return _table_from_nested(pa, qrels, "grade")
     return pa.table({"query_id": table.column(0), "doc_id": table.column(2), "grade": table.column(3)})
@@ -146,12 +147,13 @@ def read_trec_qrels_table(path: PathLike):
 def read_trec_run_table(path: PathLike):
     """The run file as a pyarrow Table ``query_id, doc_id, score`` (for :func:`~rag_eval_adapters.columnar.evaluate_columns`).
 
-    Checked as :func:`read_trec_run` checks it. Needs pyarrow.
+    Lines are checked as :func:`read_trec_run` checks them, except that a document retrieved twice is left to
+    :func:`~rag_eval_adapters.columnar.evaluate_columns`, which reports that query's error. Needs pyarrow.
     """
     import pyarrow as pa
 
     table = _arrow_table(path, 6, 4, "float64", "pyarrow")
-    if table is None or _nest(table, 4, build=False) is None:
+    if table is None:
         run = _read_run_lines(path)
         return _table_from_nested(pa, run, "score")
     return pa.table({"query_id": table.column(0), "doc_id": table.column(2), "score": table.column(4)})
@@ -203,16 +205,19 @@ def _arrow_table(path: PathLike, n_fields: int, value_at: int, value_type: str, 
         if i == value_at:
             continue
         column = table.column(i)
-        if pc.any(pc.equal(pc.utf8_length(column), 0)).as_py():  # an empty field: blanks side by side
+        if pc.min(pc.binary_length(column)).as_py() == 0:  # an empty field: blanks side by side
             return None
-        if pc.any(pc.match_substring_regex(column, _OTHER_WHITESPACE)).as_py():
+        if pc.all(pc.string_is_ascii(column)).as_py():  # the usual case: a cheap check of control characters
+            if not pc.all(pc.ascii_is_printable(column)).as_py():
+                return None
+        elif pc.any(pc.match_substring_regex(column, _OTHER_WHITESPACE)).as_py():
             return None
     if table.column(0).null_count or table.column(2).null_count:
         return None
     return table
 
 
-def _nest(table: Any, value_at: int, build: bool = True) -> dict | None:
+def _nest(table: Any, value_at: int) -> dict | None:
     """``{query: {doc: value}}`` in file order, or None when a query repeats a document (the line reader says where)."""
     import pyarrow.compute as pc
 
@@ -232,10 +237,6 @@ def _nest(table: Any, value_at: int, build: bool = True) -> dict | None:
     values = table.column(value_at)
     if order is not None:
         docs, values = docs.take(order), values.take(order)
-    if not build:
-        keys = pc.binary_join_element_wise(pc.cast(queries if order is None else queries.take(order), "string"),
-                                           docs, "\x00")
-        return {} if pc.count_distinct(keys).as_py() == len(keys) else None
     doc_list = docs.to_pylist()
     value_list = values.to_numpy(zero_copy_only=False).tolist()
     nested: dict[str, dict[str, Any]] = {}

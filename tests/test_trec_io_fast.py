@@ -109,6 +109,13 @@ def test_tables_of_files_the_fast_parser_cannot_take(tmp_path):
     assert read_trec_qrels_table(qpath).to_pydict() == {"query_id": ["1", "1"], "doc_id": ["a", "b"],
                                                        "grade": [1.5, 2.0]}
     assert read_trec_run_table(rpath).to_pydict() == {"query_id": ["1"], "doc_id": ["a"], "score": [1000.0]}
-    rpath.write_text("1 Q0 a 1 0.5 x\n1 Q0 a 2 0.4 x\n")
-    with pytest.raises(ValueError, match=r"r.txt:2: query '1' retrieves document 'a' twice"):
-        read_trec_run_table(rpath)
+    rpath.write_text("1 Q0 a 1 0.5 x\n1 Q0 a 2 0.4 x\n2 Q0 b 1 0.5 x\n")
+    with pytest.raises(ValueError, match=r"r.txt:1: a qrels line has 4 fields"):
+        read_trec_qrels_table(rpath)
+    # a repeated document is that query's error in evaluate_columns; the other queries are scored
+    from rag_eval_adapters.columnar import evaluate_columns
+
+    qpath.write_text("1 0 a 1\n2 0 b 1\n")
+    report = evaluate_columns(read_trec_qrels_table(qpath), read_trec_run_table(rpath), ["mrr"])
+    assert report.per_query == {"2": {"mrr": 1.0}}
+    assert "scores a document twice" in report.errors["1"]
