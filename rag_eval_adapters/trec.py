@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import os
+from itertools import islice, repeat
 from pathlib import Path
 from typing import Any, Literal, Union
 
@@ -237,12 +238,12 @@ def _nest(table: Any, value_at: int) -> dict | None:
     values = table.column(value_at)
     if order is not None:
         docs, values = docs.take(order), values.take(order)
-    doc_list = docs.to_pylist()
-    value_list = values.to_numpy(zero_copy_only=False).tolist()
-    nested: dict[str, dict[str, Any]] = {}
-    for start, end in zip(bounds[:-1], bounds[1:]):
-        judged = dict(zip(doc_list[start:end], value_list[start:end]))
-        if len(judged) != end - start:
-            return None
-        nested[names[codes[start]]] = judged
-    return nested
+    sizes = np.diff(bounds)
+    doc_iter = iter(docs.to_pylist())
+    value_iter = iter(values.to_numpy(zero_copy_only=False).tolist())
+    # one dict per query, built in C: dict(zip(next `size` docs, next `size` values))
+    groups = list(map(dict, map(zip, map(islice, repeat(doc_iter), sizes.tolist()),
+                                map(islice, repeat(value_iter), sizes.tolist()))))
+    if not np.array_equal(np.fromiter(map(len, groups), dtype=np.int64, count=len(groups)), sizes):
+        return None  # a query repeats a document
+    return dict(zip([names[c] for c in codes[np.asarray(bounds[:-1], dtype=np.int64)].tolist()], groups))
