@@ -41,8 +41,15 @@ def _lines(path: PathLike):
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no such file: {path}")
-    with path.open("r", encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, 1):
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise TrecFormatError(
+                    f"{path}:{number}: not valid UTF-8 (byte {raw[exc.start]:#04x} at column {exc.start + 1}); "
+                    "save the file as UTF-8"
+                ) from None
             fields = line.split()
             if fields:
                 yield number, fields

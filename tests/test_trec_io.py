@@ -57,3 +57,12 @@ def test_missing_file(tmp_path):
         read_trec_qrels(tmp_path / "absent.txt")
     with pytest.raises(FileNotFoundError, match="no such file"):
         read_trec_run(tmp_path / "absent.txt")
+
+
+def test_invalid_utf8_names_the_line(tmp_path):
+    path = tmp_path / "r.txt"
+    path.write_bytes(b"1 Q0 a 1 0.5 x\n1 Q0 caf\xe9 2 0.4 x\n")
+    with pytest.raises(ValueError, match=r"r.txt:2: not valid UTF-8 \(byte 0xe9 at column 9\)"):
+        read_trec_run(path)
+    path.write_bytes("1 0 café 1\n".encode())
+    assert read_trec_qrels(path) == {"1": {"café": 1}}

@@ -75,7 +75,9 @@ def test_run_same_as_the_line_reader(tmp_path, case):
 def test_invalid_utf8_is_read_like_the_line_reader(tmp_path):
     path = tmp_path / "q.txt"
     path.write_bytes(b"1 0 a\xff 1\n")
-    assert read_trec_qrels(path) == read_trec_qrels(path, engine="python")
+    for engine in ("auto", "python"):
+        with pytest.raises(ValueError, match=r"q.txt:1: not valid UTF-8 \(byte 0xff at column 6\)"):
+            read_trec_qrels(path, engine=engine)
 
 
 def test_large_random_files_and_tables(tmp_path):
