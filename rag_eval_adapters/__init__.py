@@ -12,6 +12,7 @@ The framework adapters live in submodules imported on demand: :mod:`rag_eval_ada
 from __future__ import annotations
 
 from ._version import __version__
+from .columnar import evaluate_columns
 from .evaluation import Report, evaluate
 from .measures import (
     DCG,
@@ -33,6 +34,7 @@ from .trec import read_trec_qrels, read_trec_run
 __all__ = [
     "__version__",
     "evaluate",
+    "evaluate_columns",
     "Report",
     "read_trec_qrels",
     "read_trec_run",
