@@ -3,9 +3,7 @@ own RetrieverEvaluator on a real in-memory VectorStoreIndex (no network)."""
 
 from __future__ import annotations
 
-import hashlib
 import math
-import re
 import statistics
 
 import pytest
@@ -16,12 +14,12 @@ pytest.importorskip("llama_index.core", reason='needs llama-index-core: pip inst
 import cohere
 from cohere_server import FakeCohereServer, cohere_server, fail, overlap_score  # noqa: F401
 from llama_index.core import VectorStoreIndex
-from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.evaluation import RetrieverEvaluator
 from llama_index.core.evaluation.retrieval import metrics as li
 from llama_index.core.evaluation.retrieval.metrics_base import BaseRetrievalMetric
 from llama_index.core.schema import TextNode
 
+from offline_embedding import HashingEmbedding
 from rag_eval_adapters.llamaindex import (
     CohereRerankRelevancyMetric,
     HitRate,
@@ -50,28 +48,6 @@ QUESTIONS = [
     "Where is the Colosseum amphitheatre?",
     "Which museum holds Spanish paintings?",
 ]
-
-
-class HashingEmbedding(BaseEmbedding):
-    """A deterministic local embedding: hashed bag of words, L2-normalised. No model, no network."""
-
-    dim: int = 512
-
-    def _vector(self, text: str) -> list[float]:
-        vector = [0.0] * self.dim
-        for token in re.findall(r"[a-z0-9]+", text.lower()):
-            vector[int(hashlib.md5(token.encode()).hexdigest(), 16) % self.dim] += 1.0
-        norm = math.sqrt(sum(x * x for x in vector)) or 1.0
-        return [x / norm for x in vector]
-
-    def _get_query_embedding(self, query: str) -> list[float]:
-        return self._vector(query)
-
-    async def _aget_query_embedding(self, query: str) -> list[float]:
-        return self._vector(query)
-
-    def _get_text_embedding(self, text: str) -> list[float]:
-        return self._vector(text)
 
 
 @pytest.fixture(autouse=True)
