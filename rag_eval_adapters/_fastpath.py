@@ -8,8 +8,9 @@ with C-level iteration over whole chunks of queries and numpy, instead of a Pyth
   number of scores above its own (a vectorised binary search in the query's sorted scores), plus, only when
   its score is tied, the number of tied documents whose id sorts after it (trec_eval breaks ties by doc id
   descending). Nothing is sorted by doc id and no ranked list is built.
-* for a ranked list, a ``{doc: position}`` dict per query (built in C by ``dict(zip(...))``) answers the
-  judged documents' positions; a list holding a repeated id is de-duplicated first (first rank counts).
+* for a ranked list, a ``{doc: position}`` dict per query (built in C by ``dict(zip(ids, numbers))``, the
+  numbers taken from a ready tuple) answers the judged documents' positions; a list holding a repeated id is
+  de-duplicated first (first rank counts).
 * validation is vectorised (``np.fromiter`` of all scores, a ``sum()`` that rejects strings and other
   non-numbers, NaN and bool checks). A query that fails any check, or whose input is of an unusual type, is
   handed to the precise per-query validators, so its error message is exactly theirs and the other queries
@@ -54,6 +55,9 @@ ABSENT = _Absent()
 _SCORED, _LISTED, _EMPTY, _OTHER = 0, 1, 2, 3
 _KINDS = {dict: _SCORED, list: _LISTED, tuple: _LISTED, _Absent: _EMPTY}
 _RANKS = range(1, 1 << 62)  # zip(ids, _RANKS) numbers a ranking 1, 2, ...
+# the same numbers as a tuple, for rankings up to its length: zip() iterates a tuple faster than a range
+# (about 0.6 us less per list of 100 ids, 8% of the list path)
+_RANK_TUPLE = tuple(range(1, 1025))
 _ZERO = repeat(0)
 
 
@@ -81,14 +85,18 @@ def judge_batch(
     bad = jfast & (jlen == 0)
     if any(map(contains, jdicts, repeat(None))):
         bad[fast_idx[[None in j for j in jdicts]]] = True
-    types = set(map(type, chain.from_iterable(map(_values, jdicts))))
+    values = list(chain.from_iterable(map(_values, jdicts)))  # iterated twice: a list is cheaper than 2 chains
+    types = set(map(type, values))
     if not types <= _REAL_TYPES:
         odd = [not set(map(type, j.values())) <= _REAL_TYPES for j in jdicts]
         bad[fast_idx[odd]] = True
     precise |= ~jfast | bad
     jlen[precise] = 0
-    jdicts = _pick(judgments, np.flatnonzero(~precise), n)
-    grades = np.fromiter(chain.from_iterable(map(_values, jdicts)), dtype=np.float64, count=int(jlen.sum()))
+    if bad.any():  # leave out the grades of the rejected entries
+        jdicts = _pick(judgments, np.flatnonzero(~precise), n)
+        values = list(chain.from_iterable(map(_values, jdicts)))
+    grades = np.fromiter(values, dtype=np.float64, count=int(jlen.sum()))
+    del values
     judged_q = np.repeat(np.arange(n, dtype=np.int64), jlen)
     nonfinite = ~np.isfinite(grades)
     if nonfinite.any():
@@ -170,8 +178,12 @@ def judge_batch(
 
     order = _group_sort(hq, hr)
     hq, hr, hg = hq[order], hr[order], hg[order]
-    order = _group_sort(iq, -ig)
-    iq, ig = iq[order], ig[order]
+    sorted_ig = _sort_desc_in_groups(iq, ig)
+    if sorted_ig is None:
+        order = _group_sort(iq, -ig)
+        iq, ig = iq[order], ig[order]
+    else:
+        ig = sorted_ig
     return ok, Judged(
         n_ret=out_ret,
         n_rel=n_rel,
@@ -210,12 +222,44 @@ def _group_sort(group: np.ndarray, key: np.ndarray) -> np.ndarray:
     if width * starts.shape[0] > 4 * n + 1024:  # a few very large groups: padding would waste memory
         return np.lexsort((key, group))
     column = np.arange(n) - np.repeat(starts, sizes)
+    if key.dtype.kind in "iu" and int(key.min()) >= 0 and int(key.max()) < (1 << 31):
+        # small non-negative integers (ranks): sort (key, column) packed in one int64, which is a plain sort
+        # of the padded rows (no argsort) and gives the stable order
+        filled = np.arange(width) < sizes[:, None]
+        packed = np.full((starts.shape[0], width), np.iinfo(np.int64).max)
+        packed[filled] = (key.astype(np.int64) << 32) | column
+        packed.sort(axis=1)
+        return (packed[filled] & 0xFFFFFFFF) + np.repeat(starts, sizes)
     row = np.repeat(np.arange(starts.shape[0]), sizes)
     padded = np.full((starts.shape[0], width), np.inf)
     padded[row, column] = key
     within = np.argsort(padded, axis=1, kind="stable")
     order = (within + starts[:, None]).ravel()
     return order[(np.arange(width) < sizes[:, None]).ravel()]
+
+
+def _sort_desc_in_groups(group: np.ndarray, values: np.ndarray) -> np.ndarray | None:
+    """``values`` sorted descending within each run of equal ``group`` values, or None when ``group`` is not
+    sorted or its groups are too uneven for a padded matrix (then use :func:`_group_sort`).
+
+    Only the values are sorted (no permutation), which is what the ideal grades need: rows of a query are
+    interchangeable once its grades are in order.
+    """
+    n = group.shape[0]
+    if n < 2:
+        return values.copy()
+    if not (group[1:] >= group[:-1]).all():
+        return None
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    sizes = np.diff(np.r_[starts, n])
+    width = int(sizes.max())
+    if width * starts.shape[0] > 4 * n + 1024:
+        return None
+    filled = np.arange(width) < sizes[:, None]
+    padded = np.full((starts.shape[0], width), np.inf)
+    padded[filled] = -values
+    padded.sort(axis=1)
+    return -padded[filled]
 
 
 def _position_in_group(q: np.ndarray) -> np.ndarray:
@@ -366,9 +410,10 @@ def _listed_chunk(runs: list[list], judged: list[dict]):
     counts: list[int] = []
     ranks: list[int] = []
     nones: list[bool] = []
+    numbers = _RANK_TUPLE if not m or int(lens.max()) <= len(_RANK_TUPLE) else _RANKS
     try:
         for ids, expected in zip(runs, judged):  # one small dict per query, used while it is in cache
-            position = dict(zip(ids, _RANKS))
+            position = dict(zip(ids, numbers))
             counts.append(len(position))
             nones.append(None in position)
             ranks.extend(map(position.get, expected, _ZERO))
@@ -376,7 +421,7 @@ def _listed_chunk(runs: list[list], judged: list[dict]):
         counts, ranks, nones = [], [], []
         for i, (ids, expected) in enumerate(zip(runs, judged)):
             try:
-                position = dict(zip(ids, _RANKS))
+                position = dict(zip(ids, numbers))
             except TypeError:
                 failed[i] = True
                 position = {}
@@ -391,7 +436,7 @@ def _listed_chunk(runs: list[list], judged: list[dict]):
         jlens = np.fromiter(map(len, judged), dtype=np.int64, count=m)
         joff = np.concatenate([[0], np.cumsum(jlens)])
         for i in repeated.tolist():
-            position = dict(zip(dict.fromkeys(runs[i]), _RANKS))
+            position = dict(zip(dict.fromkeys(runs[i]), numbers))
             rank[joff[i]:joff[i + 1]] = list(map(position.get, judged[i], _ZERO))
     found = np.flatnonzero(rank)
     return n_distinct, found, rank[found], failed

@@ -238,3 +238,15 @@ def test_one_very_long_ranking_among_short_ones(chunk):
     qrels = {f"q{i}": {f"d{j}": int(rng.integers(0, 3)) for j in rng.choice(3000, 20)} for i in range(40)}
     run = {f"q{i}": {f"d{j}": float(rng.integers(0, 50)) for j in range(3000 if i == 7 else 4)} for i in range(40)}
     assert_same(qrels, run)
+
+
+@pytest.mark.parametrize("repeated", [False, True])
+def test_long_ranked_lists_among_short_ones(chunk, repeated):
+    # lists longer than the numbers the list path keeps ready (1,024), judged documents deep in them
+    rng = np.random.default_rng(9)
+    qrels = {f"q{i}": {f"d{j}": int(rng.integers(0, 3)) for j in rng.choice(3000, 20)} for i in range(40)}
+    run = {f"q{i}": [f"d{j}" for j in range(3000 if i in (3, 7) else 4)] for i in range(40)}
+    if repeated:
+        run["q7"][1500:1500] = ["d10", "d2000", "d10"]  # ids already ranked: count once, at their first rank
+    report = assert_same(qrels, run)
+    assert len(report.query_ids) == 40
