@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Collection, Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
 from ._kernel import GAINS
@@ -117,8 +117,7 @@ def as_ranking(retrieved: Any, query_id: Any = None, field: str = "retrieved_ids
     ranking = list(retrieved)
     for doc in ranking:
         _check_id(doc, field, query_id)
-    unique = list(dict.fromkeys(ranking))
-    return unique
+    return list(dict.fromkeys(ranking))
 
 
 def rank_by_score(scores: Mapping[Hashable, Any], query_id: Any = None, field: str = "run") -> list[Hashable]:
@@ -140,7 +139,3 @@ def rank_by_score(scores: Mapping[Hashable, Any], query_id: Any = None, field: s
             "use string ids"
         ) from None
     return [doc for _, doc in items]
-
-
-def is_collection(value: Any) -> bool:
-    return isinstance(value, Collection) and not isinstance(value, (str, bytes))
