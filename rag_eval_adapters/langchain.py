@@ -60,6 +60,7 @@ from .rerank import (
     RerankUsage,
     arerank_relevancy_result,
     check_relevancy_options,
+    relevancy_key,
     rerank_relevancy_result,
 )
 
@@ -708,11 +709,6 @@ class NDCGEvaluator(RetrievalMetricEvaluator):
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _rerank_key(base: str, agg: str, normalize: Optional[str]) -> str:
-    """``base`` with default options; else ``base_<agg>`` (agg other than max) then ``_<normalize>``."""
-    return base + ("" if agg == "max" else f"_{agg}") + (f"_{normalize}" if normalize else "")
-
-
 def _relevancy_comment(result: RelevancyResult) -> str:
     if not result.scores:
         return f"no documents retrieved: {result.scorer} relevancy 0"
@@ -767,7 +763,7 @@ class RerankRelevancyEvaluator(RunEvaluator):
         self.normalize = normalize
         self.query_key = query_key
         self.documents_key = documents_key
-        self.key: str = key if key is not None else _rerank_key(self._default_key, agg, normalize)
+        self.key: str = key if key is not None else relevancy_key(self._default_key, agg, normalize)
 
     @property
     def feedback_keys(self) -> list[str]:
@@ -787,7 +783,7 @@ class RerankRelevancyEvaluator(RunEvaluator):
             args.append(f"query_key={self.query_key!r}")
         if self.documents_key is not None:
             args.append(f"documents_key={self.documents_key!r}")
-        if self.key != _rerank_key(self._default_key, self.agg, self.normalize):
+        if self.key != relevancy_key(self._default_key, self.agg, self.normalize):
             args.append(f"key={self.key!r}")
         return f"{type(self).__name__}({', '.join(args)})"
 

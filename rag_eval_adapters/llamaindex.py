@@ -52,6 +52,7 @@ from .rerank import (
     RelevanceScorer,
     RerankUsage,
     check_relevancy_options,
+    relevancy_key,
     rerank_relevancy_result,
 )
 
@@ -829,11 +830,6 @@ class ScoringRetriever(BaseRetriever):
 # ---------------------------------------------------------------------------------------------- reranker relevancy
 
 
-def _rerank_key(base: str, agg: str, normalize: Optional[str]) -> str:
-    """``base`` with default options; else ``base_<agg>`` (agg other than max) then ``_<normalize>``."""
-    return base + ("" if agg == "max" else f"_{agg}") + (f"_{normalize}" if normalize else "")
-
-
 class RerankRelevancyMetric(BaseRetrievalMetric):
     """Relevancy of the retrieved texts to the query, judged by a reranker: no expected ids needed.
 
@@ -889,7 +885,7 @@ class RerankRelevancyMetric(BaseRetrievalMetric):
         """The key of this metric's results in ``RetrievalEvalResult.metric_dict`` (see the class docstring)."""
         if self._key is not None:
             return self._key
-        return _rerank_key(type(self)._llama_name, self.agg, self.normalize)
+        return relevancy_key(type(self)._llama_name, self.agg, self.normalize)
 
     def _repr_args(self) -> list[str]:
         return [f"scorer={self._scorer!r}"]

@@ -57,6 +57,12 @@ class BatchRelevancy:
         return float(np.mean(list(self.scores.values()))) if self.scores else None
 
 
+def relevancy_key(base: str, agg: str = "max", normalize: str | None = None) -> str:
+    """The result key of a relevancy: ``base`` with default options, else ``base_<agg>`` (agg other than max)
+    then ``_<normalize>``, e.g. ``cohere_rerank_relevancy_mean_sigmoid``. Both adapters name results this way."""
+    return base + ("" if agg == "max" else f"_{agg}") + (f"_{normalize}" if normalize else "")
+
+
 def check_relevancy_options(scorer: object, agg: object, normalize: object) -> None:
     """Raise a clear error unless ``scorer``, ``agg`` and ``normalize`` can make a relevancy in [0, 1]."""
     if agg not in AGGREGATIONS:
