@@ -1,13 +1,4 @@
-"""The ``rag-eval`` command: score retrieval runs against judgments, compare runs, run the demo.
-
-``rag-eval evaluate``  scores one run (TREC or JSONL) against qrels (TREC or JSONL).
-``rag-eval compare``   scores several runs and tests every pair for significant differences.
-``rag-eval demo``      retrieves with BM25 and TF-IDF over a shipped corpus, evaluates both through
-                       the LlamaIndex adapters, compares them and writes a report folder.
-
-Every expected failure (missing file, malformed line, unknown metric, no overlap between run and
-qrels) prints one line ``rag-eval: error: ...`` on stderr and exits with status 2.
-"""
+"""Helpers shared by the ``rag-eval`` commands: errors, progress, file reading, metric names, output."""
 
 from __future__ import annotations
 
@@ -16,8 +7,6 @@ import os
 import sys
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, TextIO
-
-from ._version import __version__
 
 DEFAULT_METRICS = ("hit_rate", "mrr", "precision", "recall", "f1", "ap", "ndcg")
 DEFAULT_K = (1, 3, 5, 10, 20)
@@ -50,7 +39,13 @@ class _Steps:
         self._progress = None
         if enabled:
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                SpinnerColumn,
+                TextColumn,
+            )
 
             self._progress = Progress(
                 SpinnerColumn(),
@@ -104,7 +99,7 @@ def _check_file(path: str, what: str) -> Path:
 
 def _read(path: str, kind: str, read_jsonl: Callable[[Path], Any], read_trec: Callable[[Path], Any]) -> Any:
     """Read a file as JSONL or TREC (by its name or first character); any input error becomes a CLIError."""
-    from .jsonl import looks_like_jsonl
+    from ..jsonl import looks_like_jsonl
 
     p = _check_file(path, kind)
     try:
@@ -117,8 +112,8 @@ def _read(path: str, kind: str, read_jsonl: Callable[[Path], Any], read_trec: Ca
 
 def load_qrels(path: str) -> dict[str, dict[str, int]]:
     """Read qrels from a TREC file (``qid iter doc grade``) or JSONL; raises CLIError on bad input."""
-    from . import read_trec_qrels
-    from .jsonl import read_jsonl_qrels
+    from ..jsonl import read_jsonl_qrels
+    from .. import read_trec_qrels
 
     qrels = _read(path, "qrels", read_jsonl_qrels, read_trec_qrels)
     if not qrels:
@@ -128,8 +123,8 @@ def load_qrels(path: str) -> dict[str, dict[str, int]]:
 
 def load_run(path: str) -> dict[str, Any]:
     """Read a run from a TREC file (``qid Q0 doc rank score tag``) or JSONL; raises CLIError."""
-    from . import read_trec_run
-    from .jsonl import read_jsonl_run
+    from ..jsonl import read_jsonl_run
+    from .. import read_trec_run
 
     return _read(path, "run", read_jsonl_run, read_trec_run)
 
@@ -149,7 +144,7 @@ def resolve_metric_names(metrics: Optional[Sequence[str]], ks: Optional[Sequence
     a cutoff is expanded to one metric per k (``-m ndcg --k 5,10`` gives ndcg@5 and ndcg@10).
     Unknown names raise CLIError listing the valid ones.
     """
-    from .measures import parse_metric
+    from ..measures import parse_metric
 
     def key_of(name: str) -> str:
         try:
@@ -217,7 +212,7 @@ def _ranked(docs: Any) -> list[str]:
 
 def query_details(qrels: dict, run: dict, relevance_level: int = 1) -> dict:
     """Per query: judged-relevant count, distinct retrieved count and rank of the first relevant doc."""
-    from .reports import QueryDetail
+    from ..reports import QueryDetail
 
     details = {}
     for qid, judged in qrels.items():
@@ -230,7 +225,7 @@ def query_details(qrels: dict, run: dict, relevance_level: int = 1) -> dict:
 
 def score_run(qrels: dict, run: dict, metrics: Sequence[str], relevance_level: int, name: str, steps: _Steps):
     """Evaluate one run with the core, after checking it shares queries with the qrels."""
-    from . import evaluate
+    from .. import evaluate
 
     common = set(run) & set(qrels)
     if not common:
@@ -276,7 +271,7 @@ def _run_name(path: str, taken: set[str]) -> str:
 def _check_sort_by(sort_by: Optional[str], keys: Sequence[str]) -> Optional[str]:
     if sort_by is None:
         return None
-    from .measures import parse_metric
+    from ..measures import parse_metric
 
     try:
         key = parse_metric(sort_by).key
@@ -287,54 +282,13 @@ def _check_sort_by(sort_by: Optional[str], keys: Sequence[str]) -> Optional[str]
     return key
 
 
-# --------------------------------------------------------------------------------------------
-# commands
-
-
-def cmd_evaluate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    from .reports import evaluation_tables, render_evaluation
-
-    _check_plot_path(args.plot)
-    for path, what in [(args.qrels, "qrels")] + [(r, "run") for r in _as_list(args.run)]:
-        _check_file(path, what)
-    ks = parse_ks(args.k)
-    keys = resolve_metric_names(args.metric, ks)
-    if args.relevance_level < 1:
-        raise CLIError(f"--relevance-level must be at least 1, got {args.relevance_level}")
-    name = Path(args.run).name
-    with _Steps(progress_enabled(stderr), stderr) as steps:
-        t = steps.task("reading files", total=2)
-        qrels = load_qrels(args.qrels)
-        steps.advance(t)
-        run = load_run(args.run)
-        steps.advance(t)
-        report = score_run(qrels, run, keys, args.relevance_level, name, steps)
-    sort_by = _check_sort_by(args.sort_by, list(report.mean))
-    details = query_details(qrels, run, args.relevance_level) if args.per_query else None
-    if args.format == "table" and not args.output and _is_tty(stdout):
-        _print_rich(
-            evaluation_tables(report, per_query=args.per_query, sort_by=sort_by, details=details,
-                              limit=args.limit, title=f"{name}: mean over queries"),
-            stdout,
-        )
-    else:
-        text = render_evaluation(
-            report, args.format, per_query=args.per_query, sort_by=sort_by, details=details,
-            limit=args.limit, run_name=name if args.format != "json" else None,
-        )
-        _emit(text, args.output, stdout, stderr)
-    if args.plot:
-        _plot({name: dict(report.mean)}, args.plot, stderr)
-    return 0
-
-
 def _check_plot_path(path: Optional[str]) -> None:
     if path and not path.lower().endswith(".png"):
         raise CLIError(f"--plot writes a PNG image; give a file name ending in .png, got {path}")
 
 
 def _plot(means: dict, path: str, stderr: TextIO, title: Optional[str] = None) -> None:
-    from .reports import plot_metrics
+    from ..reports import plot_metrics
 
     try:
         plot_metrics(means, path, title=title)
@@ -343,80 +297,11 @@ def _plot(means: dict, path: str, stderr: TextIO, title: Optional[str] = None) -
     print(f"rag-eval: wrote {path}", file=stderr)
 
 
-def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    from .compare import compare_reports
-    from .reports import comparison_tables, render_comparison
-
-    if len(args.run) < 2:
-        raise CLIError("compare needs at least two runs: --run A --run B")
-    if args.name and len(args.name) != len(args.run):
-        raise CLIError(f"give one --name per --run ({len(args.run)} runs, {len(args.name)} names)")
-    _check_plot_path(args.plot)
-    for path, what in [(args.qrels, "qrels")] + [(r, "run") for r in _as_list(args.run)]:
-        _check_file(path, what)
-    ks = parse_ks(args.k)
-    keys = resolve_metric_names(args.metric, ks)
-    if args.relevance_level < 1:
-        raise CLIError(f"--relevance-level must be at least 1, got {args.relevance_level}")
-    taken: set[str] = set()
-    names = list(args.name) if args.name else [_run_name(p, taken) for p in args.run]
-    if len(set(names)) != len(names):
-        raise CLIError(f"run names must differ, got {', '.join(names)}")
-    reports = {}
-    with _Steps(progress_enabled(stderr), stderr) as steps:
-        t = steps.task("reading files", total=1 + len(args.run))
-        qrels = load_qrels(args.qrels)
-        steps.advance(t)
-        runs = {}
-        for name, path in zip(names, args.run):
-            runs[name] = load_run(path)
-            steps.advance(t)
-        for name, run in runs.items():
-            reports[name] = score_run(qrels, run, keys, args.relevance_level, name, steps)
-        t = steps.task("significance tests", total=1)
-        try:
-            comparison = compare_reports(
-                reports, n_permutations=args.permutations, n_bootstrap=args.bootstrap,
-                confidence=args.confidence, seed=args.seed,
-            )
-        except ValueError as exc:
-            raise CLIError(_one_line(str(exc))) from None
-        steps.finish(t)
-    if args.format == "table" and not args.output and _is_tty(stdout):
-        _print_rich(comparison_tables(comparison), stdout)
-    else:
-        _emit(render_comparison(comparison, args.format), args.output, stdout, stderr)
-    if args.plot:
-        _plot(comparison.mean, args.plot, stderr, title=f"{' vs '.join(comparison.runs)} ({comparison.n_queries} queries)")
-    return 0
-
-
-def cmd_demo(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    from .demo import run_demo
-
-    try:
-        run_demo(
-            output_dir=args.output_dir,
-            top_k=args.top_k,
-            stdout=stdout,
-            stderr=stderr,
-            show_progress=progress_enabled(stderr),
-            permutations=args.permutations,
-        )
-    except ValueError as exc:
-        raise CLIError(_one_line(str(exc))) from None
-    return 0
-
-
 def _is_tty(stream: TextIO) -> bool:
     try:
         return bool(stream.isatty())
     except (AttributeError, ValueError):
         return False
-
-
-# --------------------------------------------------------------------------------------------
-# parser
 
 
 def _add_scoring_options(p: argparse.ArgumentParser) -> None:
@@ -436,87 +321,3 @@ def _add_scoring_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="rag-eval",
-        description="Score retrieval runs against relevance judgments, with trec_eval-exact metrics.",
-    )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
-
-    ev = sub.add_parser("evaluate", help="score one run against qrels",
-                        description="Score one run (TREC or JSONL) against qrels (TREC or JSONL).")
-    ev.add_argument("--run", required=True, metavar="FILE",
-                    help="ranked results: TREC run (qid Q0 doc rank score tag) or JSONL")
-    _add_scoring_options(ev)
-    ev.add_argument("--per-query", action="store_true",
-                    help="also list every query, worst first, with its relevant/retrieved counts")
-    ev.add_argument("--sort-by", metavar="METRIC", help="metric that orders --per-query (default ndcg@10 "
-                    "or the first nDCG, else the first metric)")
-    ev.add_argument("--limit", type=int, metavar="N", help="list only the N worst queries")
-    ev.set_defaults(func=cmd_evaluate)
-
-    cp = sub.add_parser("compare", help="compare runs with paired significance tests",
-                        description="Score several runs on the same qrels and test every pair: paired "
-                                    "t-test, paired randomization test and a bootstrap CI of the difference.")
-    cp.add_argument("--run", required=True, action="append", metavar="FILE",
-                    help="a run to compare (give --run at least twice)")
-    cp.add_argument("--name", action="append", metavar="NAME",
-                    help="display name for each --run, in order (default: file names)")
-    _add_scoring_options(cp)
-    cp.add_argument("--permutations", type=int, default=10_000, metavar="N",
-                    help="random sign flips of the randomization test (default 10000)")
-    cp.add_argument("--bootstrap", type=int, default=10_000, metavar="N",
-                    help="bootstrap resamples for the confidence interval (default 10000)")
-    cp.add_argument("--confidence", type=float, default=0.95, metavar="C",
-                    help="confidence level of the interval (default 0.95)")
-    cp.add_argument("--seed", type=int, default=0, help="random seed of the tests (default 0)")
-    cp.set_defaults(func=cmd_compare)
-
-    dm = sub.add_parser("demo", help="offline demo: BM25 vs TF-IDF through the LlamaIndex adapters",
-                        description="Retrieve with BM25 (bm25s) and TF-IDF (scikit-learn) over the "
-                                    "corpus shipped with the package, evaluate both with LlamaIndex's "
-                                    "RetrieverEvaluator and our metrics, compare them and write a report.")
-    dm.add_argument("--output-dir", default="rag_eval_report", metavar="DIR",
-                    help="folder for the report (default ./rag_eval_report)")
-    dm.add_argument("--top-k", type=int, default=20, metavar="K", help="documents retrieved per query (default 20)")
-    dm.add_argument("--permutations", type=int, default=10_000, metavar="N",
-                    help="random sign flips of the randomization test (default 10000)")
-    dm.set_defaults(func=cmd_demo)
-    return parser
-
-
-def main(argv: Optional[Sequence[str]] = None, *, stdout: Optional[TextIO] = None,
-         stderr: Optional[TextIO] = None) -> int:
-    """Run ``rag-eval`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
-    stdout = stdout if stdout is not None else sys.stdout
-    stderr = stderr if stderr is not None else sys.stderr
-    parser = build_parser()
-    try:
-        old_out, old_err = sys.stdout, sys.stderr
-        sys.stdout, sys.stderr = stdout, stderr  # argparse prints usage/errors to sys.*
-        try:
-            args = parser.parse_args(list(argv) if argv is not None else None)
-        finally:
-            sys.stdout, sys.stderr = old_out, old_err
-    except SystemExit as exc:
-        return int(exc.code or 0) if not isinstance(exc.code, str) else 2
-    try:
-        return args.func(args, stdout, stderr)
-    except CLIError as exc:
-        print(f"rag-eval: error: {exc}", file=stderr)
-        return 2
-    except ImportError as exc:
-        print(f"rag-eval: error: {_one_line(str(exc))}; install the command's dependencies with "
-              "pip install 'rag-eval-adapters[cli]'", file=stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("rag-eval: interrupted", file=stderr)
-        return 130
-    except BrokenPipeError:
-        return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

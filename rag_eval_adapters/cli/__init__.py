@@ -1,0 +1,74 @@
+"""The ``rag-eval`` command: score retrieval runs against judgments, compare runs, run the demo.
+
+``rag-eval evaluate``  scores one run (TREC or JSONL) against qrels (TREC or JSONL).
+``rag-eval compare``   scores several runs and tests every pair for significant differences.
+``rag-eval demo``      retrieves with BM25 and TF-IDF over a shipped corpus, evaluates both through
+                       the LlamaIndex adapters, compares them and writes a report folder.
+
+Every expected failure (missing file, malformed line, unknown metric, no overlap between run and
+qrels) prints one line ``rag-eval: error: ...`` on stderr and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Optional, Sequence, TextIO
+
+from .._version import __version__
+from ._common import CLIError, _one_line, progress_enabled
+
+__all__ = ["main", "build_parser", "CLIError", "progress_enabled", "COMMANDS"]
+
+COMMANDS = ("evaluate", "compare", "demo")
+"""The subcommands, each a module of this package with ``add_parser(subparsers)``."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``rag-eval`` argument parser, one subcommand per module named in :data:`COMMANDS`."""
+    parser = argparse.ArgumentParser(
+        prog="rag-eval",
+        description="Score retrieval runs against relevance judgments, with trec_eval-exact metrics.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in COMMANDS:
+        importlib.import_module(f"{__name__}.{name}").add_parser(sub)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None, *, stdout: Optional[TextIO] = None,
+         stderr: Optional[TextIO] = None) -> int:
+    """Run ``rag-eval`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    stdout = stdout if stdout is not None else sys.stdout
+    stderr = stderr if stderr is not None else sys.stderr
+    parser = build_parser()
+    try:
+        old_out, old_err = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = stdout, stderr  # argparse prints usage/errors to sys.*
+        try:
+            args = parser.parse_args(list(argv) if argv is not None else None)
+        finally:
+            sys.stdout, sys.stderr = old_out, old_err
+    except SystemExit as exc:
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 2
+    try:
+        return args.func(args, stdout, stderr)
+    except CLIError as exc:
+        print(f"rag-eval: error: {exc}", file=stderr)
+        return 2
+    except ImportError as exc:
+        print(f"rag-eval: error: {_one_line(str(exc))}; install the command's dependencies with "
+              "pip install 'rag-eval-adapters[cli]'", file=stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("rag-eval: interrupted", file=stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""``rag-eval compare``: score several runs and test every pair for significant differences."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, TextIO
+
+from ._common import (
+    CLIError,
+    _add_scoring_options,
+    _as_list,
+    _check_file,
+    _check_plot_path,
+    _emit,
+    _is_tty,
+    _one_line,
+    _plot,
+    _print_rich,
+    _run_name,
+    _Steps,
+    load_qrels,
+    load_run,
+    parse_ks,
+    progress_enabled,
+    resolve_metric_names,
+    score_run,
+)
+
+
+def add_parser(sub: Any) -> None:
+    """Register the command on the ``rag-eval`` subparsers."""
+    cp = sub.add_parser("compare", help="compare runs with paired significance tests",
+                        description="Score several runs on the same qrels and test every pair: paired "
+                                    "t-test, paired randomization test and a bootstrap CI of the difference.")
+    cp.add_argument("--run", required=True, action="append", metavar="FILE",
+                    help="a run to compare (give --run at least twice)")
+    cp.add_argument("--name", action="append", metavar="NAME",
+                    help="display name for each --run, in order (default: file names)")
+    _add_scoring_options(cp)
+    cp.add_argument("--permutations", type=int, default=10_000, metavar="N",
+                    help="random sign flips of the randomization test (default 10000)")
+    cp.add_argument("--bootstrap", type=int, default=10_000, metavar="N",
+                    help="bootstrap resamples for the confidence interval (default 10000)")
+    cp.add_argument("--confidence", type=float, default=0.95, metavar="C",
+                    help="confidence level of the interval (default 0.95)")
+    cp.add_argument("--seed", type=int, default=0, help="random seed of the tests (default 0)")
+    cp.set_defaults(func=cmd_compare)
+
+
+def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from ..compare import compare_reports
+    from ..reports import comparison_tables, render_comparison
+
+    if len(args.run) < 2:
+        raise CLIError("compare needs at least two runs: --run A --run B")
+    if args.name and len(args.name) != len(args.run):
+        raise CLIError(f"give one --name per --run ({len(args.run)} runs, {len(args.name)} names)")
+    _check_plot_path(args.plot)
+    for path, what in [(args.qrels, "qrels")] + [(r, "run") for r in _as_list(args.run)]:
+        _check_file(path, what)
+    ks = parse_ks(args.k)
+    keys = resolve_metric_names(args.metric, ks)
+    if args.relevance_level < 1:
+        raise CLIError(f"--relevance-level must be at least 1, got {args.relevance_level}")
+    taken: set[str] = set()
+    names = list(args.name) if args.name else [_run_name(p, taken) for p in args.run]
+    if len(set(names)) != len(names):
+        raise CLIError(f"run names must differ, got {', '.join(names)}")
+    reports = {}
+    with _Steps(progress_enabled(stderr), stderr) as steps:
+        t = steps.task("reading files", total=1 + len(args.run))
+        qrels = load_qrels(args.qrels)
+        steps.advance(t)
+        runs = {}
+        for name, path in zip(names, args.run):
+            runs[name] = load_run(path)
+            steps.advance(t)
+        for name, run in runs.items():
+            reports[name] = score_run(qrels, run, keys, args.relevance_level, name, steps)
+        t = steps.task("significance tests", total=1)
+        try:
+            comparison = compare_reports(
+                reports, n_permutations=args.permutations, n_bootstrap=args.bootstrap,
+                confidence=args.confidence, seed=args.seed,
+            )
+        except ValueError as exc:
+            raise CLIError(_one_line(str(exc))) from None
+        steps.finish(t)
+    if args.format == "table" and not args.output and _is_tty(stdout):
+        _print_rich(comparison_tables(comparison), stdout)
+    else:
+        _emit(render_comparison(comparison, args.format), args.output, stdout, stderr)
+    if args.plot:
+        _plot(comparison.mean, args.plot, stderr, title=f"{' vs '.join(comparison.runs)} ({comparison.n_queries} queries)")
+    return 0

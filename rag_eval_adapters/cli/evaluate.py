@@ -1,0 +1,80 @@
+"""``rag-eval evaluate``: score one run against qrels."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any, TextIO
+
+from ._common import (
+    CLIError,
+    _add_scoring_options,
+    _as_list,
+    _check_file,
+    _check_plot_path,
+    _check_sort_by,
+    _emit,
+    _is_tty,
+    _plot,
+    _print_rich,
+    _Steps,
+    load_qrels,
+    load_run,
+    parse_ks,
+    progress_enabled,
+    query_details,
+    resolve_metric_names,
+    score_run,
+)
+
+
+def add_parser(sub: Any) -> None:
+    """Register the command on the ``rag-eval`` subparsers."""
+    ev = sub.add_parser("evaluate", help="score one run against qrels",
+                        description="Score one run (TREC or JSONL) against qrels (TREC or JSONL).")
+    ev.add_argument("--run", required=True, metavar="FILE",
+                    help="ranked results: TREC run (qid Q0 doc rank score tag) or JSONL")
+    _add_scoring_options(ev)
+    ev.add_argument("--per-query", action="store_true",
+                    help="also list every query, worst first, with its relevant/retrieved counts")
+    ev.add_argument("--sort-by", metavar="METRIC", help="metric that orders --per-query (default ndcg@10 "
+                    "or the first nDCG, else the first metric)")
+    ev.add_argument("--limit", type=int, metavar="N", help="list only the N worst queries")
+    ev.set_defaults(func=cmd_evaluate)
+
+
+def cmd_evaluate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from ..reports import evaluation_tables, render_evaluation
+
+    _check_plot_path(args.plot)
+    for path, what in [(args.qrels, "qrels")] + [(r, "run") for r in _as_list(args.run)]:
+        _check_file(path, what)
+    ks = parse_ks(args.k)
+    keys = resolve_metric_names(args.metric, ks)
+    if args.relevance_level < 1:
+        raise CLIError(f"--relevance-level must be at least 1, got {args.relevance_level}")
+    name = Path(args.run).name
+    with _Steps(progress_enabled(stderr), stderr) as steps:
+        t = steps.task("reading files", total=2)
+        qrels = load_qrels(args.qrels)
+        steps.advance(t)
+        run = load_run(args.run)
+        steps.advance(t)
+        report = score_run(qrels, run, keys, args.relevance_level, name, steps)
+    sort_by = _check_sort_by(args.sort_by, list(report.mean))
+    details = query_details(qrels, run, args.relevance_level) if args.per_query else None
+    if args.format == "table" and not args.output and _is_tty(stdout):
+        _print_rich(
+            evaluation_tables(report, per_query=args.per_query, sort_by=sort_by, details=details,
+                              limit=args.limit, title=f"{name}: mean over queries"),
+            stdout,
+        )
+    else:
+        text = render_evaluation(
+            report, args.format, per_query=args.per_query, sort_by=sort_by, details=details,
+            limit=args.limit, run_name=name if args.format != "json" else None,
+        )
+        _emit(text, args.output, stdout, stderr)
+    if args.plot:
+        _plot({name: dict(report.mean)}, args.plot, stderr)
+    return 0

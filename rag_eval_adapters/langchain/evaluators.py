@@ -1,0 +1,340 @@
+"""Retrieval metrics as LangSmith ``RunEvaluator``s, one per metric or several in one pass."""
+
+from __future__ import annotations
+
+import numbers
+import uuid
+from collections.abc import Callable, Iterable
+from typing import Any, Optional, Union
+
+from langsmith.evaluation import EvaluationResult, EvaluationResults, RunEvaluator
+from pydantic import ValidationError
+
+from ..measures import (
+    F1,
+    MRR,
+    NDCG,
+    AveragePrecision,
+    HitRate,
+    Metric,
+    Precision,
+    Recall,
+    parse_metric,
+)
+from .documents import _comment, find_reference, retrieved_ids
+
+DOCUMENT_KEYS: tuple[str, ...] = ("documents", "output", "context", "source_documents")
+"""Output keys searched, in order, for the retrieved documents when no ``documents_key`` is given."""
+
+FEEDBACK_CONFIG: dict[str, Any] = {"type": "continuous", "min": 0.0, "max": 1.0}
+"""The LangSmith feedback configuration of every score: continuous in [0, 1]."""
+
+IdFn = Callable[[Any], Any]
+
+
+def _make(cls: type[Metric], **fields: Any) -> Metric:
+    """``cls(**fields)``, a pydantic validation error turned into a plain ``ValueError``/``TypeError``."""
+    try:
+        return cls(**fields)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        message = str(error.get("msg", exc)).removeprefix("Value error, ")
+        raise (TypeError if "type" in error.get("type", "") else ValueError)(
+            f"{cls.__name__}: {message}"
+        ) from None
+
+
+def _bounded(metric: Metric) -> Metric:
+    if not metric.bounded:
+        raise ValueError(
+            f"metric {metric.key!r} is not bounded by 1, so it cannot be LangSmith feedback in [0, 1]; "
+            f"use its normalised form (e.g. 'ndcg' instead of 'dcg')"
+        )
+    return metric
+
+
+def _query_id(run: Any, example: Any) -> Any:
+    for value in (getattr(example, "id", None), getattr(run, "reference_example_id", None)):
+        if value is not None:
+            return str(value)
+    return None
+
+
+class _RetrievalEvaluator(RunEvaluator):
+    """Shared extraction of retrieved ids and reference; subclasses decide which metrics to score."""
+
+    def __init__(
+        self,
+        *,
+        reference_key: str = "expected_ids",
+        documents_key: Optional[str] = None,
+        id_key: Optional[str] = None,
+        id_fn: Optional[IdFn] = None,
+        relevance_level: float = 1,
+    ) -> None:
+        for name, value in (("reference_key", reference_key), ("documents_key", documents_key), ("id_key", id_key)):
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"{name} must be a string, got {value!r}")
+        if id_fn is not None and not callable(id_fn):
+            raise TypeError(f"id_fn must be a callable taking a document and returning its id, got {id_fn!r}")
+        if isinstance(relevance_level, bool) or not isinstance(relevance_level, numbers.Real):
+            raise TypeError(f"relevance_level must be a number (a grade threshold), got {relevance_level!r}")
+        self.reference_key = reference_key
+        self.documents_key = documents_key
+        self.id_key = id_key
+        self.id_fn = id_fn
+        self.relevance_level = relevance_level
+
+    # -- to implement -------------------------------------------------------------------------------------------
+    @property
+    def metrics(self) -> list[Metric]:
+        raise NotImplementedError
+
+    def _keys(self) -> list[str]:
+        return [metric.key for metric in self.metrics]
+
+    # -- shared ----------------------------------------------------------------------------------------------------
+    @property
+    def feedback_keys(self) -> list[str]:
+        """The feedback keys this evaluator emits (LangSmith also uses them to report an example's error)."""
+        return self._keys()
+
+    def _options(self) -> str:
+        defaults = {"reference_key": "expected_ids", "documents_key": None, "id_key": None, "id_fn": None,
+                    "relevance_level": 1}
+        return "".join(f", {name}={getattr(self, name)!r}" for name, default in defaults.items()
+                       if getattr(self, name) != default)
+
+    def _results(self, source: Any, reference_source: Any, query_id: Any) -> list[EvaluationResult]:
+        reference = find_reference(reference_source, self.reference_key, query_id=query_id)
+        ids = retrieved_ids(source, documents_key=self.documents_key, id_key=self.id_key, id_fn=self.id_fn,
+                            query_id=query_id)
+        comment = _comment(ids, reference)
+        return [
+            EvaluationResult(
+                key=key,
+                score=float(metric.score(ids, reference, relevance_level=self.relevance_level, query_id=query_id)),
+                comment=comment,
+                feedback_config=dict(FEEDBACK_CONFIG),
+            )
+            for metric, key in zip(self.metrics, self._keys())
+        ]
+
+    def _run_results(self, run: Any, example: Any) -> list[EvaluationResult]:
+        return self._results(run, example, _query_id(run, example))
+
+    def _package(self, results: list[EvaluationResult]) -> Union[EvaluationResult, EvaluationResults]:
+        raise NotImplementedError
+
+    def evaluate_run(
+        self,
+        run: Any,
+        example: Any = None,
+        evaluator_run_id: Optional[uuid.UUID] = None,
+        **kwargs: Any,
+    ) -> Union[EvaluationResult, EvaluationResults]:
+        """Score the documents retrieved in ``run`` against ``example.outputs[reference_key]``.
+
+        ``evaluator_run_id`` and extra keywords are accepted for interface compatibility; the evaluator is
+        plain arithmetic and is not traced, so results carry no ``source_run_id``.
+        Raises ``ValueError`` naming what is missing when the reference or the documents cannot be found.
+        """
+        return self._package(self._run_results(run, example))
+
+    async def aevaluate_run(
+        self,
+        run: Any,
+        example: Any = None,
+        evaluator_run_id: Optional[uuid.UUID] = None,
+        **kwargs: Any,
+    ) -> Union[EvaluationResult, EvaluationResults]:
+        """As :meth:`evaluate_run`, natively async (the work is CPU-only and quick: no thread pool)."""
+        return self._package(self._run_results(run, example))
+
+    def _call(self, outputs: Any, reference_outputs: Any, query_id: Any) -> list[dict[str, Any]]:
+        return [
+            {"key": result.key, "score": result.score, "comment": result.comment}
+            for result in self._results(outputs, reference_outputs, query_id)
+        ]
+
+
+class RetrievalMetricEvaluator(_RetrievalEvaluator):
+    """A LangSmith ``RunEvaluator`` scoring one retrieval metric of the core, e.g. ``hit_rate@3`` or ``ndcg@10``.
+
+    Args:
+        metric: a name (``"ndcg@10"``, ``"mrr_granular"``, ``"ap@100"``) or a :class:`~rag_eval_adapters.measures.Metric`.
+            Unbounded metrics (``dcg``) are rejected: LangSmith feedback here is continuous in [0, 1].
+        k: cutoff, for a metric given without one (``RetrievalMetricEvaluator("mrr", k=5)`` is ``mrr@5``).
+        key: feedback key; default the metric's key (``hit_rate@3``).
+        reference_key: key of the example outputs holding the relevant ids, or a mapping id -> grade.
+        documents_key: key of the run outputs holding the retrieved documents (default: searched, see module doc).
+        id_key: metadata key holding a document's id (default ``Document.id``).
+        id_fn: callable returning a document's id (overrides ``id_key``).
+        relevance_level: lowest grade counted relevant (graded references).
+
+    ``score = metric.score(retrieved_ids, reference)``, exactly the core's value, in [0, 1]; an empty retrieval
+    scores 0. A missing reference or outputs without documents is a ``ValueError`` naming what was missing
+    (inside LangSmith ``evaluate()`` it becomes that example's error feedback under :attr:`feedback_keys`).
+    """
+
+    def __init__(
+        self,
+        metric: Union[str, Metric],
+        *,
+        k: Optional[int] = None,
+        key: Optional[str] = None,
+        reference_key: str = "expected_ids",
+        documents_key: Optional[str] = None,
+        id_key: Optional[str] = None,
+        id_fn: Optional[IdFn] = None,
+        relevance_level: float = 1,
+    ) -> None:
+        super().__init__(reference_key=reference_key, documents_key=documents_key, id_key=id_key, id_fn=id_fn,
+                         relevance_level=relevance_level)
+        parsed = parse_metric(metric)
+        if k is not None:
+            if parsed.k is None:
+                parsed = _make(type(parsed), **{**parsed.model_dump(), "k": k})
+            elif parsed.k != k:
+                raise ValueError(
+                    f"metric {parsed.key!r} already has cutoff {parsed.k}, which conflicts with k={k!r}; "
+                    f"give the cutoff once, e.g. {parsed.name!r} with k={k!r}"
+                )
+        if key is not None and (not isinstance(key, str) or not key):
+            raise TypeError(f"key must be a non-empty string (the feedback key), got {key!r}")
+        self.metric: Metric = _bounded(parsed)
+        self.key: str = key if key is not None else parsed.key
+
+    @property
+    def metrics(self) -> list[Metric]:
+        return [self.metric]
+
+    def _keys(self) -> list[str]:
+        return [self.key]
+
+    def _package(self, results: list[EvaluationResult]) -> EvaluationResult:
+        return results[0]
+
+    def __call__(
+        self,
+        *,
+        inputs: Any = None,
+        outputs: Any,
+        reference_outputs: Any = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        """openevals-style call: ``{"key", "score", "comment"}`` for one query.
+
+        ``outputs`` is the target's outputs (or the list of documents), ``reference_outputs`` the example's
+        outputs (or the list of relevant ids); ``inputs`` and extra keywords are ignored.
+        """
+        return self._call(outputs, reference_outputs, None)[0]
+
+    def __repr__(self) -> str:
+        own = f", key={self.key!r}" if self.key != self.metric.key else ""
+        return f"{type(self).__name__}({self.metric.key!r}{own}{self._options()})"
+
+
+class RetrievalMetricsEvaluator(_RetrievalEvaluator):
+    """Several core metrics in one pass over a run, returned as LangSmith ``EvaluationResults``.
+
+    >>> RetrievalMetricsEvaluator(["hit_rate@3", "mrr", "ndcg@10"]).feedback_keys
+    ['hit_rate@3', 'mrr', 'ndcg@10']
+
+    Options are those of :class:`RetrievalMetricEvaluator` (but not ``k``/``key``: each metric names its cutoff).
+    The documents and the reference are extracted once; every result is the core's value for that metric.
+    """
+
+    def __init__(
+        self,
+        metrics: Union[str, Metric, Iterable[Union[str, Metric]]],
+        *,
+        reference_key: str = "expected_ids",
+        documents_key: Optional[str] = None,
+        id_key: Optional[str] = None,
+        id_fn: Optional[IdFn] = None,
+        relevance_level: float = 1,
+    ) -> None:
+        super().__init__(reference_key=reference_key, documents_key=documents_key, id_key=id_key, id_fn=id_fn,
+                         relevance_level=relevance_level)
+        specs = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
+        parsed = [_bounded(parse_metric(spec)) for spec in specs]
+        if not parsed:
+            raise ValueError("no metric given: name at least one, e.g. ['hit_rate@3', 'mrr', 'ndcg@10']")
+        keys = [metric.key for metric in parsed]
+        duplicates = sorted({key for key in keys if keys.count(key) > 1})
+        if duplicates:
+            raise ValueError(f"metrics {duplicates} are given more than once; each feedback key must be unique")
+        self._metrics = parsed
+
+    @property
+    def metrics(self) -> list[Metric]:
+        return list(self._metrics)
+
+    def _package(self, results: list[EvaluationResult]) -> EvaluationResults:
+        return EvaluationResults(results=results)
+
+    def __call__(
+        self,
+        *,
+        inputs: Any = None,
+        outputs: Any,
+        reference_outputs: Any = None,
+        **kwargs: Any,
+    ) -> list[dict[str, Any]]:
+        """openevals-style call: a list of ``{"key", "score", "comment"}``, one per metric."""
+        return self._call(outputs, reference_outputs, None)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._keys()!r}{self._options()})"
+
+
+class HitRateEvaluator(RetrievalMetricEvaluator):
+    """``hit_rate@k``: 1 if a relevant id is within the top k (granular: share of relevant ids found)."""
+
+    def __init__(self, k: Optional[int] = None, *, granular: bool = False, **options: Any) -> None:
+        super().__init__(_make(HitRate, k=k, granular=granular), **options)
+
+
+class MRREvaluator(RetrievalMetricEvaluator):
+    """``mrr@k``: 1/rank of the first relevant id within k (granular: mean 1/rank of the relevant ids found)."""
+
+    def __init__(self, k: Optional[int] = None, *, granular: bool = False, **options: Any) -> None:
+        super().__init__(_make(MRR, k=k, granular=granular), **options)
+
+
+class PrecisionEvaluator(RetrievalMetricEvaluator):
+    """``precision@k``: relevant ids within the top k, divided by k (k=None: by the number retrieved)."""
+
+    def __init__(self, k: Optional[int] = None, **options: Any) -> None:
+        super().__init__(_make(Precision, k=k), **options)
+
+
+class RecallEvaluator(RetrievalMetricEvaluator):
+    """``recall@k``: relevant ids within the top k, divided by the number of relevant ids."""
+
+    def __init__(self, k: Optional[int] = None, **options: Any) -> None:
+        super().__init__(_make(Recall, k=k), **options)
+
+
+class F1Evaluator(RetrievalMetricEvaluator):
+    """``f1@k``: harmonic mean of precision@k and recall@k."""
+
+    def __init__(self, k: Optional[int] = None, **options: Any) -> None:
+        super().__init__(_make(F1, k=k), **options)
+
+
+class AveragePrecisionEvaluator(RetrievalMetricEvaluator):
+    """``ap@k``: sum of precision at each relevant rank within k, over the number of relevant ids."""
+
+    def __init__(self, k: Optional[int] = None, **options: Any) -> None:
+        super().__init__(_make(AveragePrecision, k=k), **options)
+
+
+class NDCGEvaluator(RetrievalMetricEvaluator):
+    """``ndcg@k``: DCG@k / ideal DCG@k, gains = grades (``gain="exponential"``: 2**grade - 1)."""
+
+    def __init__(self, k: Optional[int] = None, *, gain: str = "linear", **options: Any) -> None:
+        super().__init__(_make(NDCG, k=k, gain=gain), **options)
+
+

@@ -1,0 +1,65 @@
+"""LlamaIndex adapters: drop-in retrieval metrics for ``RetrieverEvaluator``, and whole-data-set evaluation.
+
+Swap the imports and get LlamaIndex's numbers, then switch on what LlamaIndex lacks::
+
+    # from llama_index.core.evaluation.retrieval.metrics import HitRate, MRR
+    from rag_eval_adapters.llamaindex import HitRate, MRR, NDCG, evaluate_dataset
+    from llama_index.core.evaluation import RetrieverEvaluator
+
+    evaluator = RetrieverEvaluator(metrics=[HitRate(), MRR(), HitRate(top_k=3), NDCG(top_k=10)], retriever=retriever)
+    run = evaluate_dataset(evaluator, "qa.jsonl", workers=8)
+    run.mean        # {"hit_rate": ..., "mrr": ..., "hit_rate@3": ..., "ndcg@10": ...}
+
+Every class subclasses LlamaIndex's ``BaseRetrievalMetric`` with LlamaIndex's ``metric_name`` and option
+names, and scores through :mod:`rag_eval_adapters.measures`. The differences from LlamaIndex's own classes
+are listed in ``docs/llamaindex.md``. This is the only module of the package that imports ``llama_index``.
+"""
+
+from __future__ import annotations
+
+try:
+    import llama_index.core  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        "rag_eval_adapters.llamaindex needs llama-index-core: pip install 'rag-eval-adapters[llamaindex]'"
+    ) from exc
+
+from .dataset import (
+    DatasetEvaluation,
+    QueryError,
+    aevaluate_dataset,
+    evaluate_dataset,
+    evaluate_retriever,
+)
+from .metrics import (
+    F1,
+    MRR,
+    NDCG,
+    AveragePrecision,
+    HitRate,
+    Precision,
+    Recall,
+    metrics_from_names,
+)
+from .rerank import CohereRerankRelevancyMetric, RerankRelevancyMetric
+from .retrievers import ScoringRetriever, nodes_from_records
+
+__all__ = [
+    "HitRate",
+    "MRR",
+    "Precision",
+    "Recall",
+    "F1",
+    "AveragePrecision",
+    "NDCG",
+    "metrics_from_names",
+    "evaluate_dataset",
+    "aevaluate_dataset",
+    "DatasetEvaluation",
+    "QueryError",
+    "evaluate_retriever",
+    "ScoringRetriever",
+    "nodes_from_records",
+    "RerankRelevancyMetric",
+    "CohereRerankRelevancyMetric",
+]
