@@ -15,6 +15,7 @@ Unicode punctuation, case folding and CJK characters make them right for other l
 
 from __future__ import annotations
 
+from .cache import CachedEmbedder
 from .embedders import CallableEmbedder, E5Embedder, Embedder
 from .evaluation import evaluate_answers
 from .lexical import Overlap, exact_match, lcs_length, rouge_l, token_f1
@@ -28,6 +29,7 @@ from .metrics import (
     parse_answer_metric,
     parse_answer_metrics,
 )
+from .openai_embedder import OpenAIEmbedder
 from .normalize import CJK_RANGES, ROUGE, SQUAD, Normalization
 from .semantic import semantic_similarity
 
@@ -46,6 +48,8 @@ __all__ = [
     "Embedder",
     "CallableEmbedder",
     "E5Embedder",
+    "OpenAIEmbedder",
+    "CachedEmbedder",
     "AnswerMetric",
     "ExactMatch",
     "TokenF1",

@@ -8,7 +8,8 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from ..evaluation import Report
+from ..report import Report
+from .cache import cached
 from .embedders import Embedder
 from .lexical import check_prediction, check_references
 from .metrics import AnswerMetric, SemanticSimilarity, parse_answer_metrics
@@ -94,6 +95,7 @@ def evaluate_answers(
     metrics: Union[str, AnswerMetric, Iterable[Union[str, AnswerMetric]]] = ("em", "f1", "rouge_l"),
     embedder: Optional[Embedder] = None,
     *,
+    cache: Any = None,
     progress: bool = False,
 ) -> Report:
     """Score every answer against its reference(s) with each metric.
@@ -107,7 +109,11 @@ def evaluate_answers(
         ``em``, ``f1``, ``token_precision``, ``token_recall``, ``rouge_l`` (``_precision``/``_recall``,
         ``rouge_l_stem...``), ``semantic_similarity``.
     embedder : Embedder, optional
-        Needed by ``semantic_similarity``; e.g. :class:`~rag_eval_adapters.answers.E5Embedder`.
+        Needed by ``semantic_similarity``; e.g. :class:`~rag_eval_adapters.answers.E5Embedder`. Each distinct
+        text is embedded once.
+    cache : cache object or path, optional
+        Where embeddings are cached by content hash (:class:`~rag_eval_adapters.answers.CachedEmbedder`): an
+        SQLite file path keeps them across runs; default an in-memory cache for this call.
     progress : bool
         Show a tqdm progress bar (never when ``TQDM_DISABLE`` is set).
 
@@ -124,8 +130,10 @@ def evaluate_answers(
         no records, or no record that could be scored.
     """
     measures = parse_answer_metrics(metrics)
-    if embedder is None and any(m.needs_embedder for m in measures):
-        raise ValueError("semantic_similarity needs an embedder: pass embedder=E5Embedder() or another Embedder")
+    if any(m.needs_embedder for m in measures):
+        if embedder is None:
+            raise ValueError("semantic_similarity needs an embedder: pass embedder=E5Embedder() or another Embedder")
+        embedder = cached(embedder, cache)
     if isinstance(records, Mapping) or isinstance(records, (str, bytes)):
         raise TypeError("records must be an iterable of mappings (one per answer), not a single mapping or string")
     valid: list[AnswerRecord] = []
@@ -137,11 +145,11 @@ def evaluate_answers(
         if qid in seen:
             raise ValueError(f"record {index}: query_id {qid!r} appears twice; query ids must be unique")
         seen.add(qid)
+        attributes[qid] = {k: v for k, v in item.items() if k not in RESERVED}
         if isinstance(rec, str):
             errors[qid] = rec
         else:
             valid.append(rec)
-            attributes[qid] = rec.attributes
     if not seen:
         raise ValueError("no records: give at least one {query_id, prediction, reference} record")
     columns = _score(valid, measures, embedder, errors, progress)
@@ -151,10 +159,9 @@ def evaluate_answers(
         raise ValueError(f"no answer could be scored; {len(errors)} errors, the first: {first}")
     values = np.array([[columns[j][r.query_id] for j in range(len(measures))] for r in scored], dtype=np.float64)
     counts = {"queries": len(seen), "scored": len(scored), "errors": len(errors)}
-    report = Report(measures, [r.query_id for r in scored], values.reshape(len(scored), len(measures)),
-                    errors, counts)
-    report.attributes = {r.query_id: attributes[r.query_id] for r in scored}
-    return report
+    errors = {q: errors[q] for q in attributes if q in errors}  # in record order
+    return Report(measures, [r.query_id for r in scored], values.reshape(len(scored), len(measures)),
+                  errors, counts, relevance_level=None, attributes={q: a for q, a in attributes.items() if a})
 
 
 def _score(valid: list[AnswerRecord], measures: Sequence[AnswerMetric], embedder: Optional[Embedder],
