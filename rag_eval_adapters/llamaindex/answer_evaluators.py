@@ -133,7 +133,7 @@ class RougeLEvaluator(AnswerMetricEvaluator):
 
 class AnswerSimilarityEvaluator(AnswerMetricEvaluator):
     """Cosine similarity of the answer's and the reference's embeddings (default threshold 0.8, as LlamaIndex's
-    ``SemanticSimilarityEvaluator``; with E5, unrelated texts score about 0.75, so raise it to about 0.9)."""
+    ``SemanticSimilarityEvaluator``; with E5, unrelated texts score about 0.75 and related but wrong answers about 0.8, so raise it to 0.85-0.9)."""
 
     def __init__(self, embedder: Union[Embedder, BaseEmbedding], *, threshold: float = 0.8,
                  side: str = "query") -> None:
