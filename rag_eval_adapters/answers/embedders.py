@@ -9,7 +9,6 @@ texts to vectors), :class:`E5Embedder` (offline multilingual-e5-small from the `
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -148,10 +147,3 @@ class E5Embedder:
     def __repr__(self) -> str:
         return f"E5Embedder(variant={self.variant!r}, batch_size={self.batch_size})"
 
-
-def cosine(a: np.ndarray, b: np.ndarray) -> float:
-    """Cosine of two vectors, clipped to [0, 1]; ``ValueError`` for a zero vector."""
-    na, nb = math.sqrt(float(a @ a)), math.sqrt(float(b @ b))
-    if na == 0.0 or nb == 0.0:
-        raise ValueError("an embedding is the zero vector, so its cosine similarity is undefined")
-    return min(1.0, max(0.0, float(a @ b) / (na * nb)))
