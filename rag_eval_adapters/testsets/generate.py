@@ -371,6 +371,7 @@ def _run(tasks: list[Task], out: _Output, caller: _Caller, settings: Settings, c
             futures.append(None)
         else:
             futures.append(out.reply(key) or pool.submit(work, task, key))
+    finished = False
     try:
         for task, key, pending in zip(tasks, keys, futures):
             if pending is not None:
@@ -389,8 +390,9 @@ def _run(tasks: list[Task], out: _Output, caller: _Caller, settings: Settings, c
                     dropped.update(outcome.dropped)
             if bar is not None:
                 bar.update(1)
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        finished = True
+    finally:  # interrupted: no new calls; the ones in flight finish and are journaled (they are paid for)
+        pool.shutdown(wait=not finished, cancel_futures=True)
         if bar is not None:
             bar.close()
     return TestSet(cases, _summary(samples, cases, dropped, skipped, meter, len(out.cases)))
