@@ -22,6 +22,7 @@ from llama_index.core.evaluation.retrieval.metrics_base import (
 )
 
 from .. import Report, measures
+from ..progress import progress_bar
 from .metrics import metrics_from_names
 
 
@@ -268,33 +269,12 @@ class _Run:
         )
 
 
-def _progress(total: int, enabled: bool) -> Any:
-    disable = (not enabled) or os.environ.get("TQDM_DISABLE", "").strip().lower() not in ("", "0", "false")
-    if not disable:
-        try:
-            from tqdm import tqdm
-        except ImportError:
-            pass
-        else:
-            # disable=None: tqdm turns itself off when the output is not a terminal
-            return tqdm(total=total, desc="Evaluating queries", unit="query", disable=None)
-
-    class _Silent:
-        def update(self, n: int = 1) -> None:
-            pass
-
-        def close(self) -> None:
-            pass
-
-    return _Silent()
-
-
 async def _evaluate_all(
     evaluator: BaseRetrievalEvaluator, run: _Run, workers: int, show_progress: bool, swallow_cancel: bool
 ) -> None:
     run.loop, run.task = asyncio.get_running_loop(), asyncio.current_task()
     todo = iter([item for item in run.items if not item.problem])
-    bar = _progress(len(run.items), show_progress)
+    bar = progress_bar(total=len(run.items), desc="Evaluating queries", unit="query", show=show_progress)
     bar.update(len(run.errors))
 
     async def one(item: _Item) -> None:
