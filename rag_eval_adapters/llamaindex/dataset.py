@@ -28,7 +28,17 @@ from .metrics import metrics_from_names
 
 @dataclass(frozen=True)
 class QueryError:
-    """A query of a data set that could not be scored: its position, its text and why."""
+    """A query of a data set that could not be scored.
+
+    Attributes
+    ----------
+    index : int
+        Its input position.
+    query : str or None
+        Its text (None when the row has none).
+    message : str
+        Why, as ``"ExceptionType: message"``.
+    """
 
     index: int
     query: Optional[str]
@@ -40,20 +50,29 @@ class QueryError:
 
 @dataclass
 class DatasetEvaluation:
-    """The result of :func:`evaluate_dataset`.
+    """The result of :func:`evaluate_dataset`, as LlamaIndex gives it (``RetrievalEvalResult`` objects).
 
-    Attributes:
-        results: the ``RetrievalEvalResult`` of every scored query, in input order.
-        indices: the input position of each result.
-        errors: the queries whose retrieval or metric raised (or whose row is malformed), in input order.
-        mean: metric key -> mean over the scored queries (``{}`` when none was scored).
-        total: number of queries in the data set.
-        interrupted: True when the run was stopped (Ctrl-C); ``results`` then hold the finished queries.
-        query_ids: the ``query_id`` of each input row (None where a row has none), by input position.
-        attributes: input position -> the row's other fields (e.g. ``query_type``), for mapping rows.
+    :meth:`to_report` turns it into the package's one result type, :class:`~rag_eval_adapters.Report`, which
+    the report renderers, comparisons and ``Report.by`` take.
 
-    :meth:`to_report` turns it into the package's one result type,
-    :class:`~rag_eval_adapters.Report`, which the report renderers, comparisons and ``by`` take.
+    Attributes
+    ----------
+    results : list of RetrievalEvalResult
+        The result of every scored query, in input order.
+    indices : list of int
+        The input position of each result.
+    errors : list of QueryError
+        The queries whose retrieval or metric raised, timed out, or whose row is malformed, in input order.
+    mean : dict
+        Metric key -> mean over the scored queries (``{}`` when none was scored).
+    total : int
+        Number of queries (rows) in the data set.
+    interrupted : bool
+        True when the run was stopped (Ctrl-C); ``results`` then hold the finished queries.
+    query_ids : list
+        The ``query_id`` of each input row (None where a row has none), by input position.
+    attributes : dict
+        Input position -> the row's other fields (e.g. ``query_type``), for mapping rows.
     """
 
     results: list[RetrievalEvalResult]
@@ -115,7 +134,8 @@ class DatasetEvaluation:
         return ids
 
     def rows(self) -> list[dict[str, Any]]:
-        """One dict a scored query: ``index``, ``query``, one entry per metric key, the ids."""
+        """One dict per scored query: ``index``, ``query``, one entry per metric key, ``expected_ids`` and
+        ``retrieved_ids``."""
         return [
             {"index": index, "query": result.query, **result.metric_vals_dict,
              "expected_ids": list(result.expected_ids), "retrieved_ids": list(result.retrieved_ids)}
@@ -123,10 +143,12 @@ class DatasetEvaluation:
         ]
 
     def to_dataframe(self, include_errors: bool = False) -> Any:
-        """A pandas DataFrame, one row a scored query (see :meth:`rows`).
+        """A pandas DataFrame, one row per scored query (see :meth:`rows`).
 
-        ``include_errors=True`` adds a row for each failed query, with its message in an ``error`` column and
-        no metric values.
+        Parameters
+        ----------
+        include_errors : bool
+            Add a row for each failed query, with its message in an ``error`` column and no metric values.
         """
         try:
             import pandas as pd
