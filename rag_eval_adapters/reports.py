@@ -139,10 +139,28 @@ def evaluation_to_dict(
     limit: Optional[int] = None,
     run_name: Optional[str] = None,
 ) -> dict[str, Any]:
-    """``{"mean": {...}, "per_query": {...}, "counts": {...}, "errors": {...}}`` for JSON output.
+    """The evaluation as plain data for JSON output.
 
-    With ``sort_by`` a ``"worst_queries"`` list is added: the worst queries first (at most
-    ``limit``), each with its ``sort_by`` value and, when given, its details.
+    Parameters
+    ----------
+    report : Report
+        The evaluation (a ``DatasetEvaluation`` is converted with its ``to_report()``).
+    per_query : bool
+        Include ``per_query``.
+    sort_by : str, optional
+        Add ``worst_queries``: the worst queries by this metric first (at most ``limit``), each with its
+        ``sort_by`` value, its details when given, and its error for a failed query.
+    details : mapping, optional
+        Query id -> :class:`QueryDetail`.
+    limit : int, optional
+        At most this many ``worst_queries``.
+    run_name : str, optional
+        Recorded as ``run``.
+
+    Returns
+    -------
+    dict
+        ``{"mean", "per_query", "counts", "errors"}`` (and ``run``, ``sort_by``, ``worst_queries``).
     """
     report = as_report(report, "report")
     out: dict[str, Any] = {}
@@ -264,7 +282,8 @@ def evaluation_tables(
     limit: Optional[int] = None,
     title: str = "Mean over queries",
 ) -> list[Any]:
-    """Rich renderables (tables and a counts line) for the terminal."""
+    """Rich renderables for the terminal: the mean table, the counts line and, with ``per_query``, the
+    per-query table worst first (parameters as in :func:`render_evaluation`)."""
     report = as_report(report, "report")
     from rich.text import Text
 
@@ -289,11 +308,31 @@ def render_evaluation(
     limit: Optional[int] = None,
     run_name: Optional[str] = None,
 ) -> str:
-    """Render one run's evaluation as ``table`` (plain text), ``json``, ``csv`` or ``markdown``.
+    """Render one run's evaluation as text.
 
-    ``json`` always holds ``mean``, ``per_query``, ``counts`` and ``errors`` (plus
-    ``worst_queries`` with ``per_query=True``); ``csv`` is wide: a header ``query_id,<metrics>``,
-    a first row ``all`` with the means, then (``per_query=True``) one row per query, worst first.
+    Parameters
+    ----------
+    report : Report
+        The evaluation (a ``DatasetEvaluation`` is converted with its ``to_report()``).
+    fmt : {"table", "json", "csv", "markdown"}
+        ``table`` is plain text for a terminal. ``json`` always holds ``mean``, ``per_query``, ``counts``
+        and ``errors`` (plus ``worst_queries`` with ``per_query=True``). ``csv`` is wide: a header
+        ``query_id,<metrics>``, a first row ``all`` with the means, then (``per_query=True``) one row per
+        query, worst first.
+    per_query : bool
+        Add the per-query listing, worst first.
+    sort_by : str, optional
+        The metric that orders it (default ``ndcg@10``, else the first nDCG, else the first metric).
+    details : mapping, optional
+        Query id -> :class:`QueryDetail`, shown beside each query.
+    limit : int, optional
+        At most this many queries in the listing.
+    run_name : str, optional
+        A title for the run.
+
+    Returns
+    -------
+    str
     """
     report = as_report(report, "report")
     if fmt not in FORMATS:
@@ -351,11 +390,20 @@ def _group_rows(grouped: GroupedReport) -> tuple[list[str], list[list[str]]]:
 
 
 def render_groups(grouped: GroupedReport, fmt: str = "table") -> str:
-    """Render :meth:`Report.by <rag_eval_adapters.Report.by>`'s result as ``table``, ``json``, ``csv`` or
-    ``markdown``: one row per group, the overall row (``all``) last.
+    """Render :meth:`Report.by <rag_eval_adapters.Report.by>`'s result: one row per group, the overall row
+    (``all``) last.
 
-    ``csv`` is wide: ``<field>,queries,errors``, then for each metric ``<metric>,<metric> ci_low,<metric>
-    ci_high`` (empty cells for a group with no scored query).
+    Parameters
+    ----------
+    grouped : GroupedReport
+        The result of ``report.by(field)``.
+    fmt : {"table", "json", "csv", "markdown"}
+        ``csv`` is wide: ``<field>,queries,errors``, then for each metric ``<metric>,<metric> ci_low,<metric>
+        ci_high`` (empty cells for a group with no scored query).
+
+    Returns
+    -------
+    str
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
@@ -429,10 +477,19 @@ def comparison_tables(comparison: Comparison) -> list[Any]:
 
 
 def render_comparison(comparison: Comparison, fmt: str = "table") -> str:
-    """Render a comparison as ``table``, ``json``, ``csv`` or ``markdown``.
+    """Render a comparison as text.
 
-    ``csv`` has one row per metric and pair of runs: ``metric,run_a,run_b,mean_a,mean_b,
-    difference,ci_low,ci_high,t_statistic,t_test_p_value,p_value,n_queries``.
+    Parameters
+    ----------
+    comparison : Comparison
+        From :func:`~rag_eval_adapters.compare.compare_reports`.
+    fmt : {"table", "json", "csv", "markdown"}
+        ``csv`` has one row per metric and pair of runs: ``metric,run_a,run_b,mean_a,mean_b,
+        difference,ci_low,ci_high,t_statistic,t_test_p_value,p_value,n_queries``.
+
+    Returns
+    -------
+    str
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")

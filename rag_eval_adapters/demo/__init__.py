@@ -120,13 +120,6 @@ def _worst(report: Any, queries: dict[str, str], metric: str, n: int = 5) -> lis
     return rows
 
 
-def _is_tty(stream: TextIO) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
-
-
 def run_demo(
     output_dir: str | Path = "rag_eval_report",
     *,
@@ -147,6 +140,7 @@ def run_demo(
     from rich.text import Text
 
     from .. import evaluate
+    from ..progress import is_terminal
     from ..compare import Comparison, compare_reports
     from ..reports import (
         comparison_tables,
@@ -163,7 +157,7 @@ def run_demo(
     if not isinstance(top_k, int) or top_k < max(DEMO_K):
         raise ValueError(f"top_k must be an integer of at least {max(DEMO_K)} (the largest cutoff), got {top_k!r}")
     started = time.perf_counter()
-    console = Console(file=stdout, width=None if _is_tty(stdout) else 120)
+    console = Console(file=stdout, width=None if is_terminal(stdout) else 120)
     out = Path(output_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)
