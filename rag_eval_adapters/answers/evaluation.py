@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any, Optional, Union
 
 import numpy as np
 
+from ..progress import progress_bar
 from ..report import Report
 from .cache import cached
 from .embedders import Embedder
@@ -62,16 +62,6 @@ def _record(item: Any, index: int) -> tuple[Hashable, Union[AnswerRecord, str]]:
     return qid, AnswerRecord(qid, prediction, references, attributes)
 
 
-def _progress(iterable: Iterable, total: int, enabled: bool, desc: str) -> Iterable:
-    if not enabled or os.environ.get("TQDM_DISABLE", "").strip().lower() not in ("", "0", "false", "no"):
-        return iterable
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover - tqdm is in the cli extra
-        return iterable
-    return tqdm(iterable, total=total, desc=desc)
-
-
 def _semantic(records: list[AnswerRecord], metric: SemanticSimilarity, embedder: Embedder,
               errors: dict[Hashable, str]) -> dict[Hashable, float]:
     """Similarity of every record, in one embedding call; record by record when that call fails."""
@@ -96,7 +86,7 @@ def evaluate_answers(
     embedder: Optional[Embedder] = None,
     *,
     cache: Any = None,
-    progress: bool = False,
+    progress: bool = True,
 ) -> Report:
     """Score every answer against its reference(s) with each metric.
 
@@ -115,7 +105,7 @@ def evaluate_answers(
         Where embeddings are cached by content hash (:class:`~rag_eval_adapters.answers.CachedEmbedder`): an
         SQLite file path keeps them across runs; default an in-memory cache for this call.
     progress : bool
-        Show a tqdm progress bar (never when ``TQDM_DISABLE`` is set).
+        Show a progress bar for 1,000 answers or more (on a terminal, unless ``TQDM_DISABLE`` says no).
 
     Returns
     -------
@@ -168,7 +158,8 @@ def _score(valid: list[AnswerRecord], measures: Sequence[AnswerMetric], embedder
            errors: dict[Hashable, str], progress: bool) -> list[dict[Hashable, float]]:
     columns: list[dict[Hashable, float]] = [{} for _ in measures]
     lexical = [(j, m) for j, m in enumerate(measures) if not m.needs_embedder]
-    for r in _progress(valid, len(valid), progress and bool(lexical), "scoring answers"):
+    for r in progress_bar(valid, total=len(valid), desc="scoring answers", unit="answer",
+                          show=progress and bool(lexical) and len(valid) >= 1000):
         for j, m in lexical:
             try:
                 columns[j][r.query_id] = m.score(r.prediction, r.references)
