@@ -26,7 +26,8 @@ class Report:
     Attributes
     ----------
     metrics : list of Metric
-        The metrics, in the order asked for; their ``key`` names every column.
+        The metrics, in the order asked for; each column is named by the metric's ``label``: the name it was
+        asked for (``"map@100"``, ``"nDCG@10"``), or its ``key`` for a metric object.
     query_ids : list
         The queries that were scored, in qrels order.
     values : numpy.ndarray
@@ -55,8 +56,8 @@ class Report:
 
     @property
     def keys(self) -> list[str]:
-        """The metric keys, e.g. ``["ndcg@10", "mrr"]``."""
-        return [m.key for m in self.metrics]
+        """The column names: each metric as it was asked for, e.g. ``["ndcg@10", "MRR", "map@100"]``."""
+        return [m.label for m in self.metrics]
 
     @cached_property
     def mean(self) -> dict[str, float]:
@@ -73,11 +74,11 @@ class Report:
 
     def column(self, metric: MetricLike) -> np.ndarray:
         """The per-query values of one metric, in ``query_ids`` order."""
-        key = parse_metrics([metric])[0].key
-        try:
-            return self.values[:, self.keys.index(key)]
-        except ValueError:
-            raise KeyError(f"{key!r} was not evaluated; this report holds {self.keys}") from None
+        wanted = parse_metrics([metric])[0]
+        for j, (label, held) in enumerate(zip(self.keys, self.metrics)):
+            if label == wanted.label or held == wanted:
+                return self.values[:, j]
+        raise KeyError(f"{wanted.label!r} was not evaluated; this report holds {self.keys}")
 
     def to_dict(self) -> dict[str, Any]:
         """``{"mean", "per_query", "counts", "errors", "metrics", "relevance_level"}``, ready for JSON."""
