@@ -73,8 +73,6 @@ def parse_metric(spec: MetricLike) -> Metric:
     if unknown:
         raise ValueError(f"metric {spec!r}: {cls.name} has no option {unknown[0]!r}. " + _valid())
     if k is not None:
-        if int(k) < 1:
-            raise ValueError(f"metric {spec!r}: the cutoff after '@' must be a positive integer")
         options["k"] = int(k)
     try:
         metric = cls(**options)

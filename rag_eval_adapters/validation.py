@@ -28,6 +28,7 @@ import math
 import numbers
 from typing import Annotated, Any, Literal, Optional
 
+import numpy as np
 from pydantic import BeforeValidator, ValidationError, ValidationInfo
 
 from ._kernel import GAINS
@@ -129,7 +130,7 @@ def check_flag(value: Any, field: str) -> bool:
     """An on/off option: ``True`` or ``False`` (numpy booleans too), never a merely truthy value."""
     if isinstance(value, bool):
         return value
-    if type(value).__name__ == "bool_" and type(value).__module__ == "numpy":
+    if isinstance(value, np.bool_):
         return bool(value)
     raise TypeError(f"{field} must be True or False, got {value!r}")
 
