@@ -32,6 +32,7 @@ for are the names they read back. A metric object made directly is labelled by i
 from __future__ import annotations
 
 from collections.abc import Hashable
+from functools import lru_cache
 from typing import Any, ClassVar, Optional
 
 import numpy as np
@@ -103,12 +104,23 @@ class Metric(BaseModel):
             raise ValueError(f"{cls.name} takes no cutoff; name it without '@k'")
         return value
 
+    @classmethod
+    def of(cls, **options: Any) -> "Metric":
+        """``cls(**options)``, validated once per distinct set of options (metrics are immutable)."""
+        try:
+            return _cached(cls, *((name, type(value), value) for name, value in options.items()))
+        except TypeError as exc:
+            if "unhashable" not in str(exc):
+                raise
+            return cls(**options)
+
     # ------------------------------------------------------------------ names
     @property
     def options(self) -> str:
         """The option suffix of the key (``""`` for defaults): ``_granular``, ``_exp``, ``_rel2``."""
-        out = "".join(suffix for field, value, suffix in _SUFFIXES if getattr(self, field, None) == value)
-        rel = getattr(self, "rel", None)
+        fields = self.__dict__
+        out = "".join(suffix for field, value, suffix in _SUFFIXES if fields.get(field) == value)
+        rel = fields.get("rel")
         return out if rel is None else f"{out}_rel{rel:g}"
 
     @property
@@ -119,7 +131,7 @@ class Metric(BaseModel):
     @property
     def label(self) -> str:
         """The name this metric was asked for (``"map@100"``), else its :attr:`key`: the name of its column."""
-        return self._label or self.key
+        return (self.__pydantic_private__ or {}).get("_label") or self.key
 
     def labelled(self, label: str) -> "Metric":
         """This metric, reported under ``label``."""
@@ -160,7 +172,7 @@ class Metric(BaseModel):
 
     def compute(self, judged: Judged) -> np.ndarray:
         """The metric for every query of a batch of statistics."""
-        rel = getattr(self, "rel", None)
+        rel = self.__dict__.get("rel")
         return self._compute(judged if rel is None else judged.at_level(rel))
 
     def _compute(self, judged: Judged) -> np.ndarray:
@@ -180,6 +192,12 @@ class Metric(BaseModel):
         args = ", ".join(f"{name}={value!r}" for name, value in self.__dict__.items()
                          if value != type(self).model_fields[name].default)
         return f"{type(self).__name__}({args})"
+
+
+@lru_cache(maxsize=512)
+def _cached(cls: type[Metric], *options: tuple[str, type, Any]) -> Metric:
+    # each value comes with its type: True == 1 and hash alike, but k=True is refused and k=1 is not
+    return cls(**{name: value for name, _, value in options})
 
 
 # option field, value, key suffix: the options that show in a key

@@ -35,30 +35,11 @@ from ._kernel import Judged
 from ._validation import as_judgments, check_gain, check_grade, check_k
 from .measures import METRICS, Metric
 
-__all__ = [
-    "hit_rate",
-    "mrr",
-    "precision",
-    "recall",
-    "f1",
-    "average_precision",
-    "r_precision",
-    "dcg",
-    "idcg",
-    "ndcg",
-    "dcg_at_k",
-    "idcg_at_k",
-    "ndcg_at_k",
-]
+__all__ = [cls.function for cls in METRICS.values()] + ["idcg", "dcg_at_k", "idcg_at_k", "ndcg_at_k"]
 
 Expected = Union[Iterable[Hashable], Mapping[Hashable, float]]
 Retrieved = Union[Sequence[Hashable], Mapping[Hashable, float]]
 
-_P = inspect.Parameter
-_HEAD = (_P("retrieved_ids", _P.POSITIONAL_OR_KEYWORD, annotation=Retrieved),
-         _P("expected", _P.POSITIONAL_OR_KEYWORD, annotation=Expected))
-_TAIL = (_P("relevance_level", _P.KEYWORD_ONLY, default=1, annotation=float),
-         _P("query_id", _P.KEYWORD_ONLY, default=None, annotation=Optional[Hashable]))
 _PARAMETERS_DOC = """
 Parameters
 ----------
@@ -86,24 +67,21 @@ _OPTION_DOC = {
 def _function(cls: type[Metric]) -> Callable[..., float]:
     """The per-query function of a registry metric: its options (cutoff first) as positional parameters."""
     options = [name for name in cls.model_fields if name != "rel" and (name != "k" or cls.cutoff)]
-    signature = inspect.Signature(
-        [*_HEAD, *(_P(name, _P.POSITIONAL_OR_KEYWORD, default=cls.model_fields[name].default) for name in options),
-         *_TAIL],
-        return_annotation=float,
+    defaults = {f"_{name}": cls.model_fields[name].default for name in options}
+    source = (
+        f"def {cls.function}(retrieved_ids, expected, "
+        + "".join(f"{name}=_{name}, " for name in options)
+        + "*, relevance_level=1, query_id=None):\n"
+        + f"    return _metric({', '.join(f'{name}={name}' for name in options)})"
+        + ".score(retrieved_ids, expected, relevance_level=relevance_level, query_id=query_id)\n"
     )
-
-    def function(*args: Any, **kwargs: Any) -> float:
-        bound = signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        given = bound.arguments
-        metric = cls(**{name: given[name] for name in options})
-        return metric.score(given["retrieved_ids"], given["expected"], relevance_level=given["relevance_level"],
-                            query_id=given["query_id"])
-
-    summary, _, rest = inspect.getdoc(cls).partition("\n")
-    function.__name__ = function.__qualname__ = cls.function
+    namespace: dict[str, Any] = {"_metric": cls.of, "_cls": cls, **defaults}
+    exec(source, namespace)  # a real function, with the registry's signature, as dataclasses builds __init__
+    function = namespace[cls.function]
     function.__module__ = __name__
-    function.__signature__ = signature  # type: ignore[attr-defined]
+    function.__annotations__ = {"retrieved_ids": Retrieved, "expected": Expected, "relevance_level": float,
+                                "query_id": Optional[Hashable], "return": float}
+    summary, _, rest = inspect.getdoc(cls).partition("\n")
     function.__doc__ = (
         f"{summary}\n\nThe per-query form of :class:`rag_eval_adapters.measures.{cls.__name__}`.\n"
         + _PARAMETERS_DOC.replace("{options}", "".join(_OPTION_DOC[name] for name in options))
@@ -113,6 +91,7 @@ def _function(cls: type[Metric]) -> Callable[..., float]:
 
 
 _FUNCTIONS = {cls.function: _function(cls) for cls in METRICS.values()}
+globals().update(_FUNCTIONS)  # every registry metric's function; the names below are spelled out for readers
 hit_rate = _FUNCTIONS["hit_rate"]
 mrr = _FUNCTIONS["mrr"]
 precision = _FUNCTIONS["precision"]

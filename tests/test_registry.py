@@ -168,3 +168,22 @@ def test_cli_defaults_and_demo_come_from_the_registry():
 def test_langchain_evaluators_dedupe_the_same_metric_under_two_names():
     with pytest.raises(ValueError, match=r"\['ap@10'\] are given more than once"):
         RetrievalMetricsEvaluator(["map_cut_10", "AP@10"])
+
+
+def test_llamaindex_results_keep_the_names_asked_for():
+    adapters = metrics_from_names(["P@2", "map@100", "mrr", "hit_rate@3"])
+    assert [adapter.metric_name for adapter in adapters] == ["P@2", "map@100", "mrr", "hit_rate@3"]
+    result = adapters[0].compute(expected_ids=["d1", "d2"], retrieved_ids=["d3", "d1"])
+    assert (result.score, result.metadata["key"]) == (0.5, "P@2")
+    adapters[0].top_k = 3  # a changed option changes the key
+    assert adapters[0].metric_name == "precision@3"
+
+
+def test_every_registry_metric_has_an_importable_adapter_class():
+    from rag_eval_adapters.langchain import evaluators
+    from rag_eval_adapters.llamaindex import metrics as li_metrics
+
+    for name, cls in METRICS.items():
+        assert getattr(li_metrics, cls.__name__)._core_cls is cls
+        if cls.bounded:
+            assert getattr(evaluators, f"{cls.__name__}Evaluator") is evaluators.EVALUATORS[name]

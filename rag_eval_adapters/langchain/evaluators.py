@@ -294,6 +294,7 @@ def _evaluator(core: type[Metric]) -> type[RetrievalMetricEvaluator]:
 EVALUATORS: dict[str, type[RetrievalMetricEvaluator]] = {
     name: _evaluator(core) for name, core in METRICS.items() if core.bounded
 }
+globals().update({cls.__name__: cls for cls in EVALUATORS.values()})  # the names below, spelled out for readers
 HitRateEvaluator = EVALUATORS["hit_rate"]
 MRREvaluator = EVALUATORS["mrr"]
 PrecisionEvaluator = EVALUATORS["precision"]

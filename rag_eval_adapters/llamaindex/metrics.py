@@ -9,6 +9,7 @@ from typing import Annotated, Any, ClassVar, Literal, Optional, Union
 from llama_index.core.bridge.pydantic import (
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
 )
 from llama_index.core.evaluation.retrieval.metrics_base import (
@@ -74,6 +75,7 @@ class _CoreMetric(BaseRetrievalMetric):
         exclude=True,
         description="matcher(retrieved_text, expected_text) -> bool for text matching (None: contains_match).",
     )
+    _label: Optional[str] = PrivateAttr(default=None)  # the name metrics_from_names was given, when not the key
 
     def __init__(self, **options: Any) -> None:
         try:
@@ -87,13 +89,15 @@ class _CoreMetric(BaseRetrievalMetric):
             super().__setattr__(name, value)
         except ValidationError as exc:
             raise plain_error(exc, type(self).__name__) from None
+        if name in type(self).model_fields:
+            self._label = None  # a changed option changes the key
 
     # -- options ---------------------------------------------------------------------------------------
     @property
     def measure(self) -> measures.Metric:
         """The core metric object these options describe (e.g. ``measures.HitRate(k=3)``)."""
         options = {core: getattr(self, mine) for core, mine in self._options.items()}
-        return self._core_cls(**options) if self.top_k is None else self._core_cls(k=self.top_k, **options)
+        return self._core_cls.of(**options) if self.top_k is None else self._core_cls.of(k=self.top_k, **options)
 
     @classmethod
     def from_measure(cls, metric: measures.Metric, **options: Any) -> "_CoreMetric":
@@ -113,8 +117,12 @@ class _CoreMetric(BaseRetrievalMetric):
         LlamaIndex's ``metric_name`` with default options; otherwise the core key (name, options, cutoff:
         ``hit_rate@3``, ``mrr_granular``, ``ndcg_exp@10``), with ``_rel<level>`` for a relevance level other
         than 1, ``_id``/``_text`` for a forced match mode and ``_<function name>`` for a custom matcher
-        inserted before the cutoff (``recall_rel2_text@5``).
+        inserted before the cutoff (``recall_rel2_text@5``). A metric made by :func:`metrics_from_names` keeps
+        the name it was given (``"P@5"``, ``"map@100"``).
         """
+        label = (self.__pydantic_private__ or {}).get("_label")
+        if label is not None:
+            return label
         if self._is_default():
             return type(self)._llama_name
         metric = self.measure
@@ -300,6 +308,7 @@ _ADAPTERS: dict[str, type[_CoreMetric]] = {
     cls._llama_name: cls for cls in (HitRate, MRR, Precision, Recall, F1, AveragePrecision, NDCG)
 }
 _ADAPTERS.update({name: _adapter(core) for name, core in measures.METRICS.items() if name not in _ADAPTERS})
+globals().update({cls.__name__: cls for cls in _ADAPTERS.values()})  # importable (and picklable) by name
 
 
 def metrics_from_names(
@@ -324,6 +333,8 @@ def metrics_from_names(
     for metric in measures.parse_metrics(names):
         level = relevance_level if getattr(metric, "rel", None) is None else metric.rel
         adapter = _ADAPTERS[metric.name].from_measure(metric, relevance_level=level, match=match, matcher=matcher)
+        if metric.label != metric.key:  # the name asked for is the name read back
+            adapter._label = metric.label
         out.setdefault(adapter.key, adapter)
     return list(out.values())
 
