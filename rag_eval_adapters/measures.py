@@ -61,6 +61,11 @@ __all__ = [
 ]
 
 
+METRICS: dict[str, type["Metric"]] = {}
+"""The registry: canonical name -> metric class, in documentation order (a class registers itself by
+declaring a ``name``)."""
+
+
 class Metric(BaseModel):
     """A retrieval metric with its options; ``m.score(retrieved_ids, expected)`` scores one query.
 
@@ -90,6 +95,12 @@ class Metric(BaseModel):
 
     k: Cutoff = None
     _label: Optional[str] = PrivateAttr(default=None)
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        if "name" in cls.__dict__:  # a metric, not a mixin of options
+            METRICS[cls.name] = cls
 
     def __init__(self, **options: Any) -> None:
         try:
@@ -489,11 +500,6 @@ class NDCG(_Graded):
     def _compute(self, judged: Judged) -> np.ndarray:
         return judged.ndcg(self.k, self.gain)
 
-
-METRICS: dict[str, type[Metric]] = {
-    cls.name: cls for cls in (HitRate, MRR, Precision, Recall, F1, AveragePrecision, RPrecision, DCG, NDCG)
-}
-"""The registry: canonical name -> metric class, in documentation order."""
 
 from ._names import MetricLike, parse_metric, parse_metrics  # noqa: E402  (the parser reads the registry)
 

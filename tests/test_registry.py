@@ -4,7 +4,9 @@ trec_eval's, ir_measures') read back as written, and docs/metrics.md kept in ste
 from __future__ import annotations
 
 import doctest
+import inspect
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -79,6 +81,40 @@ def registry_table() -> str:
             ", ".join(options) or "—",
         ]) + " |")
     return "\n".join(rows) + "\n"
+
+
+def _markdown(text: str) -> str:
+    text = re.sub(r":math:`([^`]*)`", r"$\1$", text)
+    text = re.sub(r":class:`~?([^`]*)`", lambda m: m[1].rsplit(".", 1)[-1], text)
+    return text.replace("``", "`")
+
+
+def registry_definitions() -> str:
+    """The definitions of docs/metrics.md, generated from the registry classes' docstrings."""
+    out = []
+    for cls in METRICS.values():
+        doc = inspect.getdoc(cls)
+        summary, rest = doc.split("\n", 1)
+        formula = re.search(r"\.\. math:: (.*)", rest)[1]
+        notes = rest.split(formula, 1)[1].split("References")[0].strip()
+        reference = rest.split("----------\n", 1)[1].split("\n\n")[0].strip()
+        names = f"`{cls.name}`" + "".join(f", `{a}`" for a in cls.aliases)
+        out.append(
+            f"**{_markdown(summary)}** ({names})\n\n$${formula}$$\n\n{_markdown(' '.join(notes.split()))}\n\n"
+            f"*Reference*: {' '.join(reference.split())}\n"
+        )
+    return "\n".join(out)
+
+
+def _block(name: str) -> str:
+    text = DOCS.read_text(encoding="utf-8")
+    start, end = f"<!-- registry {name}: start -->\n", f"<!-- registry {name}: end -->"
+    assert start in text and end in text
+    return text.split(start, 1)[1].split(end, 1)[0]
+
+
+def test_docs_metric_definitions_are_the_registry_docstrings():
+    assert _block("definitions") == registry_definitions(), "regenerate with tests/test_registry.py"
 
 
 def test_docs_metric_table_is_the_registry():
