@@ -16,7 +16,7 @@ from rag_eval_adapters.langchain import RetrievalMetricEvaluator, RetrievalMetri
 from rag_eval_adapters.langchain import evaluators as lc_evaluators
 from rag_eval_adapters.llamaindex import metrics_from_names
 from rag_eval_adapters.measures import METRICS, parse_metric
-from test_cli_helpers import run_cli, write_trec_qrels, write_trec_run
+from cli_support import run_cli, write_trec_qrels, write_trec_run
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "metrics.md"
 
