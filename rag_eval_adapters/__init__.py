@@ -29,6 +29,9 @@ from .measures import (
     parse_metric,
     parse_metrics,
 )
+from .jsonl import read_jsonl_qrels, read_jsonl_run
+from .readers import read_qrels, read_run
+from .tables import read_table_qrels, read_table_run
 from .trec import read_trec_qrels, read_trec_run
 
 __all__ = [
@@ -36,8 +39,14 @@ __all__ = [
     "evaluate",
     "evaluate_columns",
     "Report",
+    "read_qrels",
+    "read_run",
     "read_trec_qrels",
     "read_trec_run",
+    "read_jsonl_qrels",
+    "read_jsonl_run",
+    "read_table_qrels",
+    "read_table_run",
     "Metric",
     "HitRate",
     "MRR",

@@ -79,3 +79,8 @@ def _short(text: str, quoted: bool = False) -> str:
     if len(text) > 40:
         return repr(text[:30]) + f"... ({len(text)} characters)"
     return text if quoted else repr(text)
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` cut to 40 characters."""
+    return _short(repr(value), quoted=True)
