@@ -22,9 +22,7 @@ INT_PATTERN = r"[+-]?[0-9]+"
 DECIMAL_PATTERN = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 SCORE_PATTERN = rf"(?:{DECIMAL_PATTERN}|[+-]?(?i:inf|infinity))"
 
-_INT = re.compile(INT_PATTERN, re.ASCII)
 _DECIMAL = re.compile(DECIMAL_PATTERN, re.ASCII)
-_SCORE = re.compile(SCORE_PATTERN, re.ASCII)
 
 GRADE_RULE = "a grade is an integer or a finite decimal number such as 2 or 1.5"
 SCORE_RULE = "a score is a decimal number such as 3.25 or -1e-3 (or inf)"
@@ -32,24 +30,43 @@ SCORE_RULE = "a score is a decimal number such as 3.25 or -1e-3 (or inf)"
 
 def parse_grade(text: str) -> "int | float":
     """The grade written as ``text``; ValueError saying why not."""
-    if _INT.fullmatch(text):
-        value = int(text)
-        if abs(value) > INT64_MAX:
-            raise ValueError(f"the grade {_short(text)} is out of range (at most {INT64_MAX} in size)")
-        return value
-    if _DECIMAL.fullmatch(text):
-        number = float(text)
-        if math.isfinite(number):
-            return number
-        raise ValueError(f"the grade {_short(text)} is out of range")
+    # int() and float() take the grammar and more: non-ASCII digits, 1_000, inf, nan (refused below)
+    if _plain(text):
+        try:
+            value = int(text)
+        except ValueError:
+            try:
+                number = float(text)
+            except ValueError:
+                pass
+            else:
+                if math.isfinite(number):
+                    return number
+                if _DECIMAL.fullmatch(text):
+                    raise ValueError(f"the grade {_short(text)} is out of range") from None
+        else:
+            if abs(value) > INT64_MAX:
+                raise ValueError(f"the grade {_short(text)} is out of range (at most {INT64_MAX} in size)")
+            return value
     raise ValueError(f"the grade {_short(text)} is not a number ({GRADE_RULE})")
 
 
 def parse_score(text: str) -> float:
     """The score written as ``text``; ValueError saying why not."""
-    if _SCORE.fullmatch(text):
-        return float(text)
+    if _plain(text):
+        try:
+            value = float(text)
+        except ValueError:
+            pass
+        else:
+            if value == value:  # not NaN
+                return value
     raise ValueError(f"the score {_short(text)} is not a number ({SCORE_RULE})")
+
+
+def _plain(text: str) -> bool:
+    """No character that int()/float() take beyond the grammar: non-ASCII, ``_``, surrounding blanks."""
+    return text.isascii() and "_" not in text and text.strip() == text
 
 
 def check_grade(value: object) -> "int | float":

@@ -94,21 +94,21 @@ def open_source(path: "PathLike | Source") -> Source:
 
 
 def text_lines(source: Source) -> Iterator[tuple[int, str]]:
-    """``(line_number, text)`` for every line, without its line end (see the module docstring)."""
+    """``(line_number, text)`` for every line; the text may keep a final ``\n`` (see the module docstring)."""
     number = 0
-    first = True
-    with source.open() as handle:
-        try:
+    try:
+        with source.open() as handle:
             for raw in handle:
-                if first:
-                    first = False
-                    if raw.startswith(BOM):
-                        raw = raw[len(BOM):]
-                ends_lf = raw.endswith(b"\n")
-                body = raw[:-1] if ends_lf else raw
-                if body.endswith(b"\r"):  # CRLF, or a lone CR closing the last line
-                    body = body[:-1]
-                for piece in body.split(b"\r") if b"\r" in body else (body,):
+                if number == 0 and raw.startswith(BOM):
+                    raw = raw[len(BOM):]
+                if b"\r" in raw:  # CRLF, or lone CRs ending lines (old Mac files)
+                    body = raw[:-1] if raw.endswith(b"\n") else raw
+                    if body.endswith(b"\r"):
+                        body = body[:-1]
+                    pieces = body.split(b"\r")
+                else:
+                    pieces = (raw,)
+                for piece in pieces:
                     number += 1
                     try:
                         line = piece.decode("utf-8")
@@ -118,5 +118,5 @@ def text_lines(source: Source) -> Iterator[tuple[int, str]]:
                             f"{exc.start + 1}); save the file as UTF-8"
                         ) from None
                     yield number, line
-        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-            raise ValueError(f"{source.name}: not a readable gzip file ({exc})") from None
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise ValueError(f"{source.name}: not a readable gzip file ({exc})") from None

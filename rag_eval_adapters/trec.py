@@ -18,11 +18,12 @@ reader, so results and error messages (with their line numbers) are the same eit
 
 from __future__ import annotations
 
+import math
 import os
 from itertools import islice, repeat
 from typing import Any, Literal, Union
 
-from ._numbers import INT_PATTERN, SCORE_PATTERN, parse_grade, parse_score
+from ._numbers import INT64_MAX, parse_grade, parse_score
 from ._sources import Source, open_source, text_lines
 
 __all__ = ["read_trec_qrels", "read_trec_run", "read_trec_qrels_table", "read_trec_run_table", "TrecFormatError"]
@@ -39,14 +40,6 @@ _OTHER_WHITESPACE = (
 
 class TrecFormatError(ValueError):
     """A line of a TREC file that cannot be read."""
-
-
-def _fields(source: Source):
-    """``(line_number, fields)`` of every line that is not blank."""
-    for number, line in text_lines(source):
-        fields = line.split()
-        if fields:
-            yield number, fields
 
 
 def _field_count_error(source: Source, number: int, fields: list, layout: str) -> TrecFormatError:
@@ -81,14 +74,22 @@ def read_trec_qrels(path: PathLike, *, engine: Engine = "auto") -> dict[str, dic
 
 def _read_qrels_lines(source: Source) -> dict[str, dict[str, int | float]]:
     qrels: dict[str, dict[str, int | float]] = {}
-    for number, fields in _fields(source):
+    for number, line in text_lines(source):
+        fields = line.split()
         if len(fields) != 4:
+            if not fields:
+                continue
             raise _field_count_error(source, number, fields, "query_id iteration doc_id grade")
         qid, _, doc, grade = fields
         try:
-            value = parse_grade(grade)
-        except ValueError as exc:
-            raise TrecFormatError(f"{source}:{number}: {exc}") from None
+            value = int(grade)  # the usual case; int() takes more than the grammar, checked here
+            if "_" in grade or not grade.isascii() or not -INT64_MAX <= value <= INT64_MAX:
+                raise ValueError(grade)
+        except ValueError:
+            try:
+                value = parse_grade(grade)
+            except ValueError as exc:
+                raise TrecFormatError(f"{source}:{number}: {exc}") from None
         judged = qrels.setdefault(qid, {})
         if doc in judged:
             raise TrecFormatError(f"{source}:{number}: query {qid!r} judges document {doc!r} twice")
@@ -113,14 +114,22 @@ def read_trec_run(path: PathLike, *, engine: Engine = "auto") -> dict[str, dict[
 
 def _read_run_lines(source: Source) -> dict[str, dict[str, float]]:
     run: dict[str, dict[str, float]] = {}
-    for number, fields in _fields(source):
+    for number, line in text_lines(source):
+        fields = line.split()
         if len(fields) != 6:
+            if not fields:
+                continue
             raise _field_count_error(source, number, fields, "query_id Q0 doc_id rank score tag")
         qid, _, doc, _, score, _ = fields
         try:
-            value = parse_score(score)
-        except ValueError as exc:
-            raise TrecFormatError(f"{source}:{number}: {exc}") from None
+            value = float(score)
+        except ValueError:
+            value = math.nan
+        if value != value or "_" in score or not score.isascii():  # float() takes more than the grammar
+            try:
+                value = parse_score(score)
+            except ValueError as exc:
+                raise TrecFormatError(f"{source}:{number}: {exc}") from None
         ranked = run.setdefault(qid, {})
         if doc in ranked:
             raise TrecFormatError(f"{source}:{number}: query {qid!r} retrieves document {doc!r} twice")
@@ -184,6 +193,8 @@ def _arrow_table(source: Source, n_fields: int, value_at: int, value_type: str, 
         return None
     names = [f"f{i}" for i in range(n_fields)]
     types = {name: pa.string() for name in names}
+    if value_type == "float64":  # arrow's float parser takes exactly the grammar's decimals and inf, and NaN
+        types[names[value_at]] = pa.float64()
     table = None
     for delimiter in (" ", "\t"):
         try:
@@ -201,6 +212,8 @@ def _arrow_table(source: Source, n_fields: int, value_at: int, value_type: str, 
     if table is None or table.num_rows == 0:
         return None
     for i in range(n_fields):
+        if i == value_at and value_type == "float64":
+            continue
         column = table.column(i)
         if column.null_count or pc.min(pc.binary_length(column)).as_py() == 0:  # blanks side by side
             return None
@@ -209,14 +222,17 @@ def _arrow_table(source: Source, n_fields: int, value_at: int, value_type: str, 
                 return None
         elif pc.any(pc.match_substring_regex(column, _OTHER_WHITESPACE)).as_py():
             return None
-    # the value column: the one grammar of _numbers (no hexadecimal, no 1_000), then a plain cast
-    pattern = INT_PATTERN if value_type == "int64" else SCORE_PATTERN
-    raw = table.column(value_at)
-    if not pc.all(pc.match_substring_regex(raw, f"^{pattern}$")).as_py():
+    value = table.column(value_at)
+    if value_type == "float64":
+        if pc.any(pc.is_nan(value)).as_py():
+            return None
+        return table
+    # arrow's integer parser also takes hexadecimal (0x1), which the grammar refuses
+    if pc.any(pc.match_substring(value, "x", ignore_case=True)).as_py():
         return None
     try:
-        value = pc.cast(raw, getattr(pa, value_type)())
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # an integer beyond 64 bits
+        value = pc.cast(value, pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # not an integer, or one beyond 64 bits
         return None
     return table.set_column(value_at, names[value_at], value)
 

@@ -229,7 +229,7 @@ def score_run(qrels: dict, run: dict, metrics: Sequence[str], relevance_level: i
 
 
 def _emit(text: str, output: Optional[str], stdout: TextIO, stderr: TextIO) -> None:
-    if output:
+    if output and output != "-":
         try:
             Path(output).write_text(text, encoding="utf-8")
         except OSError as exc:
