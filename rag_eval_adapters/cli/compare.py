@@ -33,7 +33,8 @@ def add_parser(sub: Any) -> None:
                         description="Score several runs on the same qrels and test every pair: paired "
                                     "t-test, paired randomization test and a bootstrap CI of the difference.")
     cp.add_argument("--run", required=True, action="append", metavar="FILE",
-                    help="a run to compare (give --run at least twice)")
+                    help="a run to compare (give --run at least twice): TREC, JSONL, CSV or Parquet; .gz allowed; "
+                         "- reads standard input")
     cp.add_argument("--name", action="append", metavar="NAME",
                     help="display name for each --run, in order (default: file names)")
     _add_scoring_options(cp)
