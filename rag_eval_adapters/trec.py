@@ -31,9 +31,9 @@ __all__ = ["read_trec_qrels", "read_trec_run", "read_trec_qrels_table", "read_tr
 PathLike = Union[str, "os.PathLike[str]"]
 Engine = Literal["auto", "pyarrow", "python"]
 
-# what str.split() splits on besides ' ' and '\t': a field holding one of these is not what pyarrow sees
+# what str.split() splits on besides ' ': a field holding one of these is not what pyarrow sees
 _OTHER_WHITESPACE = (
-    r"[\n\r\x{0b}\x{0c}\x{1c}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}"
+    r"[\t\n\r\x{0b}\x{0c}\x{1c}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}"
     r"\x{202f}\x{205f}\x{3000}]"
 )
 
@@ -216,6 +216,8 @@ def _arrow_table(source: Source, n_fields: int, value_at: int, value_type: str, 
             continue
         column = table.column(i)
         if column.null_count or pc.min(pc.binary_length(column)).as_py() == 0:  # blanks side by side
+            return None
+        if delimiter == "\t" and pc.any(pc.match_substring(column, " ")).as_py():  # a blank the lines split on
             return None
         if pc.all(pc.string_is_ascii(column)).as_py():  # the usual case: a cheap check of control characters
             if not pc.all(pc.ascii_is_printable(column)).as_py():
