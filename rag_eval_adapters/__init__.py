@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ._version import __version__
 from .columnar import evaluate_columns
-from .evaluation import Report, evaluate
+from .evaluation import evaluate
 from .measures import (
     DCG,
     F1,
@@ -31,6 +31,7 @@ from .measures import (
 )
 from .jsonl import read_jsonl_qrels, read_jsonl_run
 from .readers import read_qrels, read_run
+from .report import GroupedReport, GroupStats, Report
 from .tables import read_table_qrels, read_table_run
 from .trec import read_trec_qrels, read_trec_run
 
@@ -39,6 +40,8 @@ __all__ = [
     "evaluate",
     "evaluate_columns",
     "Report",
+    "GroupedReport",
+    "GroupStats",
     "read_qrels",
     "read_run",
     "read_trec_qrels",

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from test_cli_helpers import TINY_QRELS, TINY_RUN, run_cli, tiny_files, write_jsonl
+from cli_support import TINY_QRELS, TINY_RUN, run_cli, tiny_files, write_jsonl
 
 from rag_eval_adapters import evaluate, read_qrels, read_run, read_table_qrels, read_table_run
 from rag_eval_adapters.jsonl import read_jsonl_qrels, read_jsonl_run
