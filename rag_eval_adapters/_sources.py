@@ -88,9 +88,12 @@ def open_source(path: "PathLike | Source") -> Source:
         data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode("utf-8")
         return Source("<stdin>", data=data)
     p = Path(path)
-    if not p.is_file():
-        raise FileNotFoundError(f"no such file: {p}")
-    return Source(str(path), path=p)
+    if p.is_file():
+        return Source(str(path), path=p)
+    if p.exists() and not p.is_dir():  # a pipe such as <(zcat run.gz): read once, into memory
+        with open(p, "rb") as handle:
+            return Source(str(path), data=handle.read())
+    raise FileNotFoundError(f"no such file: {p}")
 
 
 def text_lines(source: Source) -> Iterator[tuple[int, str]]:

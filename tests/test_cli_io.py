@@ -274,3 +274,20 @@ def test_run_tables_in_parquet(tmp_path):
     pq.write_table(pa.table({"query_id": ["q1"], "doc_id": ["a"], "score": [float("nan")]}), path)
     with pytest.raises(ValueError, match=r"run.parquet: row 1: the score nan must be a finite number|row 1:.*nan"):
         read_run(path)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="named pipes are POSIX")
+def test_a_pipe_such_as_process_substitution(tmp_path):
+    import os
+    import threading
+
+    qrels, run = tiny_files(tmp_path)
+    fifo = tmp_path / "run.pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(gzip.compress(run.read_bytes())))
+    writer.start()
+    code, out, err = run_cli("evaluate", "--qrels", qrels, "--run", fifo, "-m", "mrr", "--format", "json")
+    writer.join()
+    assert code == 0, err
+    assert json.loads(out)["mean"]["mrr"] == pytest.approx(TINY_MRR)
+    one_line_error(*run_cli("evaluate", "--qrels", tmp_path, "--run", run), "is a folder")

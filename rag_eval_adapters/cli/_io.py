@@ -32,8 +32,8 @@ def check_inputs(inputs: Sequence[tuple[str, str]]) -> None:
         p = Path(path)
         if not p.exists():
             raise CLIError(f"{what} file not found: {path}")
-        if not p.is_file():
-            raise CLIError(f"{what} path is not a file: {path}")
+        if p.is_dir():
+            raise CLIError(f"{what} path is a folder, not a file: {path}")
 
 
 def check_outputs(inputs: Iterable[str], **outputs: Optional[str]) -> None:
