@@ -18,6 +18,7 @@ from openai_server import (  # noqa: F401
     malformed,
     openai_server,
     preamble,
+    preamble_line,
     refusal,
     reply,
     slow,
@@ -175,6 +176,13 @@ def test_a_malformed_reply_is_repaired_once(openai_server):
     assert len(testset) == 1 and testset.summary["dropped"] == {}
     assert len(openai_server.chat_requests) == 2
     assert "could not be read as JSON" in openai_server.chat_requests[1].prompt
+
+
+def test_a_chatty_line_before_the_json_needs_no_repair(openai_server):
+    openai_server.on_prompt("Seine", preamble_line())
+    testset = run(openai_server, [chunk_with("Seine")], samples=1)
+    assert len(testset) == 1 and len(openai_server.chat_requests) == 1
+    assert not testset[0].query.lower().startswith("sure")
 
 
 def test_missing_questions_and_short_chunks(openai_server):
