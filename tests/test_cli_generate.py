@@ -114,6 +114,9 @@ def test_corpus_errors_name_the_line_and_the_key_is_required(openai_server, tmp_
     assert code == 2 and "bad.jsonl line 2" in stderr
     code, _, stderr = cli(*base(openai_server, bad, "--output", str(bad)))
     assert code == 2 and "is the corpus" in stderr
+    monkeypatch.setenv("FAKE_KEY", "wrong-key")
+    code, _, stderr = cli(*base(openai_server, write_folder(tmp_path), "--output", str(tmp_path / "o.jsonl")))
+    assert code == 2 and "HTTP 401" in stderr and stderr.count("\n") == 1
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     code, _, stderr = cli("generate", "--corpus", str(write_folder(tmp_path)), "--llm-model", "gpt-4o-mini",
                           "--output", str(tmp_path / "o.jsonl"))

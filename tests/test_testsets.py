@@ -357,6 +357,15 @@ def test_testset_round_trips_and_feeds_the_evaluators(openai_server, tmp_path):
         TestSet.from_jsonl(bad)
 
 
+def test_a_wrong_key_stops_the_run_with_a_named_error(openai_server):
+    from rag_eval_adapters.modelcalls import ModelCallError
+
+    wrong = OpenAICompatibleLLM("gpt-4o-mini", base_url=openai_server.base_url, api_key="wrong-key")
+    with pytest.raises(ModelCallError, match="HTTP 401") as info:
+        generate_testset(sentence_chunks(), wrong, samples=8, min_chunk_chars=10, max_concurrency=1)
+    assert info.value.status_code == 401 and len(openai_server.chat_requests) <= 2
+
+
 def test_bad_arguments_are_refused(openai_server):
     with pytest.raises(ValueError, match="types must be"):
         run(openai_server, types=["trivia"])

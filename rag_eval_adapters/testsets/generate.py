@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
 import os
 import sys
@@ -28,6 +30,7 @@ from .build import DROP_REASONS, Corpus, Settings, Task, build_cases
 from .chunks import Chunk, as_chunks, sample_chunks
 from .journal import Journal, journal_path
 from .llm import ChatLLM, Completion, as_chat_llm
+from .parsing import ReplyError, is_refusal, parse_reply
 from .prompts import PROMPT_VERSION, QUESTION_TYPES, build_messages, repair_messages
 from .retrieval import retriever_rank
 from .testset import TestCase, TestSet
@@ -36,6 +39,8 @@ __all__ = ["generate_testset", "plan_tasks", "OUTPUT_TOKENS_PER_QUESTION"]
 
 #: the dry-run estimate of completion tokens per requested question
 OUTPUT_TOKENS_PER_QUESTION = 80
+#: HTTP statuses that stop the run (bad key, no access, unknown model or endpoint) instead of dropping a case
+FATAL_STATUS = frozenset({401, 403, 404})
 
 
 def _check_args(samples: Any, types: Any, per_chunk: Any, max_concurrency: Any, min_chunk_chars: Any) -> tuple[str, ...]:
@@ -116,7 +121,7 @@ class _Caller:
             raise TypeError(f"{self.llm!r}.chat must return a Completion, got {type(done).__name__}")
         self.meter.add(calls=1, input_tokens=done.input_tokens, output_tokens=done.output_tokens)
         if self.cache is not None:
-            store_quietly(self.cache, {self.key(messages): done.__dict__})
+            store_quietly(self.cache, {self.key(messages): dataclasses.asdict(done)})
         return done
 
 
@@ -129,8 +134,6 @@ def _completion_value(value: Any) -> Completion:
 
 def _ask(caller: _Caller, task: Task) -> dict[str, Any]:
     """The model replies for one task (a repair request when the first is not JSON)."""
-    from .parsing import ReplyError, parse_reply
-
     messages = build_messages(task.chunk.text, task.qtype, task.n)
     what = f"generation for chunk {task.chunk.chunk_id!r} ({task.qtype})"
     first = caller.chat(messages, what)
@@ -140,8 +143,6 @@ def _ask(caller: _Caller, task: Task) -> dict[str, Any]:
     try:
         parse_reply(first.text)
     except ReplyError:
-        from .parsing import is_refusal
-
         if not is_refusal(first.text):
             reply["texts"].append(caller.chat(repair_messages(messages, first.text), what + " (repair)").text)
     return reply
@@ -203,8 +204,6 @@ class _Output:
     def write(self, key: str, cases: list[TestCase], dropped: Counter) -> None:
         if self.path is None or self.journal is None:
             return
-        import json
-
         with open(self.path, "a", encoding="utf-8") as handle:
             for case in cases:
                 handle.write(json.dumps(case.to_dict(), ensure_ascii=False) + "\n")
@@ -377,7 +376,9 @@ def _run(tasks: list[Task], out: _Output, caller: _Caller, settings: Settings, c
             if pending is not None:
                 try:
                     reply = pending.result() if isinstance(pending, Future) else pending
-                except ModelCallError:
+                except ModelCallError as exc:
+                    if exc.status_code in FATAL_STATUS:  # every further call would fail the same way
+                        raise
                     dropped["call_failed"] += task.n
                     reply = None
                 if reply is not None:
