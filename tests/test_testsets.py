@@ -307,6 +307,10 @@ def test_an_interrupted_run_resumes_without_asking_again(openai_server, tmp_path
     assert TestSet.from_jsonl(out).queries() == resumed.queries()
     generate_testset(sentence_chunks(), llm(openai_server), **options)  # all finished: nothing sent
     assert len(openai_server.chat_requests) == before + 8 - len(set(asked[:before]))
+    smaller = generate_testset(sentence_chunks(), llm(openai_server), **{**options, "samples": 5})
+    assert [c.query_id for c in smaller] == [c.query_id for c in resumed][:5] and smaller.summary["generated"] == 5
+    larger = generate_testset(sentence_chunks(), llm(openai_server), **{**options, "samples": 10})
+    assert len(larger) == 10 and larger.summary["calls"] == 2 and larger.summary["resumed_cases"] == 8
 
 
 def _texts():

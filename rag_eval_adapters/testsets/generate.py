@@ -193,6 +193,13 @@ class _Output:
     def reply(self, key: str) -> dict[str, Any] | None:
         return self.journal.replies.get(key) if self.journal is not None else None
 
+    def resumed_cases(self, keys: set[str]) -> list[TestCase]:
+        """The cases already written for the planned tasks ``keys`` (a smaller re-run returns fewer)."""
+        if self.journal is None:
+            return []
+        kept = {qid for key, record in self.journal.done.items() if key in keys for qid in record.get("kept") or []}
+        return [c for c in self.cases if c.query_id in kept]
+
     def resumed_drops(self, keys: set[str]) -> Counter:
         counts: Counter = Counter()
         if self.journal is not None:
@@ -250,13 +257,14 @@ def _dry_run(tasks: list[Task], out: _Output, caller: _Caller, settings: Setting
         calls += 1
         input_tokens += sum(_estimate_tokens(m["content"]) for m in messages)
         output_tokens += task.n * OUTPUT_TOKENS_PER_QUESTION
+    resumed = out.resumed_cases({t.key(settings) for t in tasks})
     summary = {
         "dry_run": True, "requested": samples, "tasks": len(tasks), "calls": calls, "cached_calls": cached,
         "estimated_input_tokens": input_tokens, "estimated_output_tokens": output_tokens,
         "estimated_cost": prices.cost(input_tokens, output_tokens) if prices else None,
-        "skipped_short_chunks": skipped, "not_enough_chunks": shortfall, "resumed_cases": len(out.cases),
+        "skipped_short_chunks": skipped, "not_enough_chunks": shortfall, "resumed_cases": len(resumed),
     }
-    return TestSet(out.cases, summary)
+    return TestSet(resumed, summary)
 
 
 def generate_testset(
@@ -353,7 +361,8 @@ def _run(tasks: list[Task], out: _Output, caller: _Caller, settings: Settings, c
     keys = [t.key(settings) for t in tasks]
     dropped = out.resumed_drops(set(keys))
     dropped["not_enough_chunks"] += shortfall
-    cases = list(out.cases)
+    resumed = out.resumed_cases(set(keys))
+    cases = list(resumed)
     kept_questions = [c.query for c in cases]
     bar = _progress(len(tasks), progress)
 
@@ -396,4 +405,4 @@ def _run(tasks: list[Task], out: _Output, caller: _Caller, settings: Settings, c
         pool.shutdown(wait=not finished, cancel_futures=True)
         if bar is not None:
             bar.close()
-    return TestSet(cases, _summary(samples, cases, dropped, skipped, meter, len(out.cases)))
+    return TestSet(cases, _summary(samples, cases, dropped, skipped, meter, len(resumed)))
