@@ -6,7 +6,6 @@ import dataclasses
 import json
 import math
 import os
-import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -26,6 +25,7 @@ from ..modelcalls import (
     open_cache,
     store_quietly,
 )
+from ..progress import progress_bar
 from .build import DROP_REASONS, Corpus, Settings, Task, build_cases
 from .chunks import Chunk, as_chunks, sample_chunks
 from .journal import Journal, journal_path
@@ -151,18 +151,6 @@ def _ask(caller: _Caller, task: Task) -> dict[str, Any]:
 def _estimate_tokens(text: str) -> int:
     cjk = sum(1 for ch in text if "\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
     return cjk + math.ceil((len(text) - cjk) / 4)
-
-
-def _progress(total: int, show: bool | None):
-    if show is None:
-        show = sys.stderr.isatty()
-    if not show or os.environ.get("TQDM_DISABLE", "").strip().lower() not in ("", "0", "false", "no"):
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover
-        return None
-    return tqdm(total=total, desc="generate test set", unit="chunk")
 
 
 class _Output:
@@ -327,7 +315,8 @@ def generate_testset(
     min_chunk_chars : int
         Chunks with fewer non-blank characters are skipped (counted in ``summary["skipped_short_chunks"]``).
     progress : bool, optional
-        A tqdm bar (default: when stderr is a terminal; ``TQDM_DISABLE`` turns it off).
+        A progress bar (default: when stderr is a terminal and ``TQDM_DISABLE`` allows it; see
+        :mod:`rag_eval_adapters.progress`).
 
     Returns
     -------
@@ -364,7 +353,7 @@ def _run(tasks: list[Task], out: _Output, caller: _Caller, settings: Settings, c
     resumed = out.resumed_cases(set(keys))
     cases = list(resumed)
     kept_questions = [c.query for c in cases]
-    bar = _progress(len(tasks), progress)
+    bar = progress_bar(total=len(tasks), desc="generate test set", unit="chunk", show=progress)
 
     def work(task: Task, key: str) -> dict[str, Any]:
         reply = _ask(caller, task)
@@ -398,11 +387,9 @@ def _run(tasks: list[Task], out: _Output, caller: _Caller, settings: Settings, c
                     out.write(key, outcome.cases, outcome.dropped)
                     cases.extend(outcome.cases)
                     dropped.update(outcome.dropped)
-            if bar is not None:
-                bar.update(1)
+            bar.update(1)
         finished = True
     finally:  # interrupted: no new calls; the ones in flight finish and are journaled (they are paid for)
         pool.shutdown(wait=not finished, cancel_futures=True)
-        if bar is not None:
-            bar.close()
+        bar.close()
     return TestSet(cases, _summary(samples, cases, dropped, skipped, meter, len(resumed)))
