@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 
 import pytest
 
@@ -368,6 +369,33 @@ def test_a_wrong_key_stops_the_run_with_a_named_error(openai_server):
     with pytest.raises(ModelCallError, match="HTTP 401") as info:
         generate_testset(sentence_chunks(), wrong, samples=8, min_chunk_chars=10, max_concurrency=1)
     assert info.value.status_code == 401 and len(openai_server.chat_requests) <= 2
+
+
+def test_concurrency_is_bounded(openai_server):
+    openai_server.latency = 0.05
+    testset = run(openai_server, samples=8, max_concurrency=2)
+    assert len(testset) == 8 and 1 <= openai_server.max_in_flight <= 2
+
+
+def test_several_questions_per_chunk_get_distinct_ids(openai_server):
+    chunk = chunk_with("capital of France")
+    openai_server.handler = lambda body: json.dumps({"questions": [
+        {"question": "Which city is the capital of France?", "answer": "Paris", "evidence": "Paris is the capital of France"},
+        {"question": "What is the largest French city?", "answer": "Paris", "evidence": "its largest city"},
+        {"question": "A third question nobody asked for?", "answer": "x", "evidence": "Paris"}]})
+    testset = run(openai_server, [chunk], samples=2, per_chunk=2, types=["literal"])
+    assert len(testset) == 2 and len({c.query_id for c in testset}) == 2 and testset.summary["dropped"] == {}
+    assert [c.evidence for c in testset] == ["Paris is the capital of France", "its largest city"]
+    assert len(openai_server.chat_requests) == 1 and "Write 2 question(s)" in openai_server.chat_requests[0].prompt
+
+
+def test_langsmith_examples_match_the_sdk_schema(openai_server):
+    schemas = pytest.importorskip("langsmith.schemas")
+    for example in run(openai_server, samples=2).to_langsmith_examples():
+        with warnings.catch_warnings():  # newer langsmith versions call `outputs` `reference_outputs` too
+            warnings.simplefilter("ignore", DeprecationWarning)
+            created = schemas.ExampleCreate(**example)
+        assert created.inputs == example["inputs"] and created.outputs["expected_ids"]
 
 
 def test_bad_arguments_are_refused(openai_server):
