@@ -262,8 +262,15 @@ def test_query_ids_are_deterministic_and_depend_on_settings(openai_server):
     assert [c.query_id for c in one] == [c.query_id for c in two]
     warmer = generate_testset(sentence_chunks(), llm(openai_server, temperature=0.7), samples=8, min_chunk_chars=10)
     assert not {c.query_id for c in one} & {c.query_id for c in warmer}
-    assert {c.source_chunk_id for c in run(openai_server, seed=1, samples=3)} != {
-        c.source_chunk_id for c in run(openai_server, seed=2, samples=3)} or True
+
+
+def test_sampling_spans_documents_and_follows_the_seed(openai_server):
+    doc_of = {c["chunk_id"]: c["doc_id"] for c in sentence_chunks()}
+    samples = {seed: [c.source_chunk_id for c in run(openai_server, samples=4, seed=seed)] for seed in range(4)}
+    for picked in samples.values():
+        assert len({doc_of[chunk_id] for chunk_id in picked}) == 4  # one chunk from each document first
+    assert [c.source_chunk_id for c in run(openai_server, samples=4, seed=2)] == samples[2]
+    assert len({tuple(p) for p in samples.values()}) > 1
 
 
 def test_dry_run_estimates_without_calling(openai_server, tmp_path):
