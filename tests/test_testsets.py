@@ -179,6 +179,14 @@ def test_a_malformed_reply_is_repaired_once(openai_server):
     assert "could not be read as JSON" in openai_server.chat_requests[1].prompt
 
 
+def test_a_numeric_answer_is_kept_as_text(openai_server):
+    openai_server.handler = lambda body: json.dumps({"questions": [
+        {"question": "How long is the Seine in this text?", "answer": 777, "evidence": "It is 777 km long."}]})
+    chunk = {"chunk_id": "s", "text": "The Seine flows through Paris. It is 777 km long.", "doc_id": "s", "start": 0}
+    (case,) = run(openai_server, [chunk], samples=1).cases
+    assert case.answer == "777"
+
+
 def test_a_chatty_line_before_the_json_needs_no_repair(openai_server):
     openai_server.on_prompt("Seine", preamble_line())
     testset = run(openai_server, [chunk_with("Seine")], samples=1)
