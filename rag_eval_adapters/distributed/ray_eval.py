@@ -1,0 +1,266 @@
+"""Scoring qrels and a run on Ray: :func:`evaluate_ray`.
+
+Two rounds of Ray tasks. Each input block (a few row groups of a Parquet file, a block of a Ray Dataset, or a
+slice of an in-memory table) is split by :func:`~rag_eval_adapters.distributed.shard_of` into one piece per
+shard; each shard task concatenates its pieces of qrels and run, scores them with
+:func:`~rag_eval_adapters.distributed.score_shard`, writes its per-query rows, and returns them with a small
+:class:`~rag_eval_adapters.distributed.Combined`. The driver holds object references and those summaries only.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+import time
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from ..measures import MetricLike, parse_metrics
+from .hashing import shard_of
+from .shards import combine, score_shard
+from .sources import ParquetPiece, as_arrow, is_path_source, parquet_pieces, resolve_path, wanted_columns
+
+__all__ = ["evaluate_ray", "RayResult"]
+
+
+class RayResult:
+    """The result of :func:`evaluate_ray`.
+
+    Attributes
+    ----------
+    mean : dict
+        Metric key -> mean over the scored queries.
+    counts : dict
+        ``queries`` (in qrels), ``scored``, ``missing_from_run``, ``not_in_qrels``, ``errors``.
+    errors : dict
+        ``{query_id: message}`` for each query that could not be scored.
+    per_query : ray.data.Dataset
+        One row per scored query: ``query_id`` and one column per metric key.
+    keys : list of str
+        The metric keys.
+    output : str or None
+        The directory of per-query Parquet files, when one was asked for.
+    stats : dict
+        ``shards``, ``rows`` (of qrels and of the run), ``seconds``, and ``worker_peak_rss`` (bytes, the
+        largest peak resident memory of a worker process that ran a task).
+    """
+
+    def __init__(self, keys, mean, counts, errors, per_query, output, stats) -> None:
+        self.keys, self.mean, self.counts, self.errors = list(keys), dict(mean), dict(counts), dict(errors)
+        self.per_query, self.output, self.stats = per_query, output, dict(stats)
+
+    def __repr__(self) -> str:
+        means = ", ".join(f"{k}={v:.4f}" for k, v in self.mean.items())
+        extra = f", errors={len(self.errors)}" if self.errors else ""
+        return f"RayResult(queries={self.counts['scored']}{extra}, shards={self.stats['shards']}, mean={{{means}}})"
+
+
+def evaluate_ray(
+    qrels: Any,
+    run: Any,
+    metrics: MetricLike | Iterable[MetricLike],
+    relevance_level: float = 1,
+    missing: str = "zero",
+    shards: int | None = None,
+    output: str | os.PathLike | None = None,
+    *,
+    filesystem: Any = None,
+    rows_per_shard: int = 2_000_000,
+    block_rows: int = 1_000_000,
+    max_retries: int = 3,
+    retry_exceptions: bool | list[type[BaseException]] = (OSError,),
+) -> RayResult:
+    """Score a run against qrels on a Ray cluster; the same numbers as :func:`rag_eval_adapters.evaluate_columns`.
+
+    Parameters
+    ----------
+    qrels, run : ray.data.Dataset, Parquet path(s), pandas DataFrame, pyarrow Table or mapping of columns
+        Columns ``query_id, doc_id, grade`` and ``query_id, doc_id, score`` (or ``rank``). A path may be a
+        file, a directory of ``.parquet`` files, a glob (``runs/*.parquet``) or a URI any pyarrow filesystem
+        reads (``s3://...``, ``gs://...``); a list of them is read as one table.
+    metrics, relevance_level, missing
+        As for :func:`rag_eval_adapters.evaluate_columns`.
+    shards : int, optional
+        How many shards (Ray tasks that each score whole queries). By default enough for ``rows_per_shard``
+        rows each, and at least the cluster's CPU count.
+    output : str or path, optional
+        A new directory (local or URI) to write the per-query rows to, one Parquet file per shard. An existing
+        path is refused: nothing is overwritten.
+    filesystem : pyarrow.fs.FileSystem, optional
+        The filesystem of the paths (and of ``output``) when they are not URIs.
+    rows_per_shard, block_rows : int
+        Target rows per shard, and rows per input block; a worker holds about one shard at a time, so these
+        bound its memory.
+    max_retries, retry_exceptions
+        Passed to each Ray task: a task whose worker dies is retried up to ``max_retries`` times, and so is
+        one that raises one of ``retry_exceptions`` (``OSError`` by default: a flaky read or write). Invalid
+        data (``ValueError``) is not retried.
+
+    Returns
+    -------
+    RayResult
+        ``mean``, ``counts``, ``errors`` and ``per_query`` (a ``ray.data.Dataset``). A query whose input is
+        invalid is recorded in ``errors``; the rest are still scored. The per-query values equal
+        ``evaluate_columns``'s exactly; the means agree to within rounding.
+    """
+    import ray
+
+    measures = parse_metrics(metrics)
+    if isinstance(relevance_level, bool) or not isinstance(relevance_level, numbers.Real) \
+            or not math.isfinite(relevance_level):
+        raise TypeError(f"relevance_level must be a finite number (a grade threshold), got {relevance_level!r}")
+    if missing not in ("zero", "skip", "error"):
+        raise ValueError(f"missing must be 'zero', 'skip' or 'error', got {missing!r}")
+    if shards is not None and (isinstance(shards, bool) or not isinstance(shards, int) or shards < 1):
+        raise ValueError(f"shards must be a positive integer or None, got {shards!r}")
+    start = time.perf_counter()
+    if not ray.is_initialized():
+        ray.init()
+    out = _prepare_output(output, filesystem)
+    q_blocks, q_cols, q_rows = _blocks(qrels, "qrels", filesystem, block_rows)
+    r_blocks, r_cols, r_rows = _blocks(run, "run", filesystem, block_rows)
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    n = shards or max(cpus, math.ceil((q_rows + r_rows) / max(1, rows_per_shard)))
+    options = {"max_retries": max_retries, "retry_exceptions": _retry(retry_exceptions)}
+
+    split = ray.remote(_split_block).options(num_returns=n + 1, **options)
+    q_parts = [split.remote(b, "qrels", q_cols, n) for b in q_blocks]
+    r_parts = [split.remote(b, "run", r_cols, n) for b in r_blocks]
+    peaks = [p[n] for p in q_parts + r_parts]
+    score = ray.remote(_score_shard_task).options(num_returns=2, **options)
+    mode = "zero" if missing == "error" else missing  # a global check below names the missing queries
+    tasks = [score.remote(i, len(q_parts), measures, float(relevance_level), mode, out,
+                          *[p[i] for p in q_parts], *[p[i] for p in r_parts]) for i in range(n)]
+    del q_parts, r_parts, q_blocks, r_blocks  # the pieces are freed as soon as their shard is scored
+    summaries = _gather([t[1] for t in tasks])
+    combined = combine(s for s, _ in summaries)
+    combined.check(missing)
+    import ray.data
+
+    per_query = ray.data.from_arrow_refs([t[0] for t in tasks])
+    stats = {
+        "shards": n,
+        "rows": {"qrels": q_rows, "run": r_rows},
+        "seconds": time.perf_counter() - start,
+        "worker_peak_rss": max([peak for _, peak in summaries] + ray.get(peaks)),
+    }
+    return RayResult(combined.keys, combined.mean, combined.counts, combined.errors, per_query,
+                     None if out is None else out[1], stats)
+
+
+# --------------------------------------------------------------------------- driver helpers
+def _retry(value):
+    if isinstance(value, bool):
+        return value
+    return list(value)
+
+
+def _prepare_output(output, filesystem):
+    if output is None:
+        return None
+    import pyarrow.fs as pafs
+
+    fs, path = resolve_path(output, filesystem)
+    if fs.get_file_info(path).type != pafs.FileType.NotFound:
+        raise FileExistsError(f"output {os.fspath(output)!r} already exists; evaluate_ray never overwrites: "
+                              "choose a new path")
+    fs.create_dir(path)
+    return fs, path
+
+
+def _blocks(source: Any, field: str, filesystem: Any, block_rows: int):
+    """The blocks of a source (Parquet pieces or object refs of Arrow tables), its columns and its row count."""
+    import ray
+
+    if is_path_source(source):
+        return parquet_pieces(source, field, filesystem, block_rows)
+    if type(source).__module__.startswith("ray.data"):
+        names = list(source.schema().names)
+        columns = wanted_columns(field, names)
+        refs = source.select_columns(columns).to_arrow_refs()
+        if not refs:
+            import pyarrow as pa
+
+            refs = [ray.put(pa.table({c: pa.array([]) for c in columns}))]
+        return refs, columns, source.count()
+    table = as_arrow(source, field)
+    columns = list(table.column_names)
+    starts = range(0, max(table.num_rows, 1), block_rows)
+    return [ray.put(table.slice(s, block_rows)) for s in starts], columns, table.num_rows
+
+
+def _gather(refs: list) -> list:
+    """``ray.get`` of each reference as it completes, with a progress bar."""
+    import ray
+
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - depends on the environment
+        tqdm = None
+    bar = tqdm(total=len(refs), desc="shards", unit="shard") if tqdm is not None else None
+    index = {ref: i for i, ref in enumerate(refs)}
+    out: list = [None] * len(refs)
+    pending = list(refs)
+    while pending:
+        done, pending = ray.wait(pending, num_returns=min(len(pending), 16), timeout=1.0)
+        for ref, value in zip(done, ray.get(done)):
+            out[index[ref]] = value
+        if bar is not None:
+            bar.update(len(done))
+    if bar is not None:
+        bar.close()
+    return out
+
+
+# --------------------------------------------------------------------------- tasks (run on the workers)
+def _peak_rss() -> int:
+    import resource
+
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024  # kilobytes on Linux
+
+
+def _split_block(block: Any, field: str, columns: list[str], n: int):
+    """The block's rows of each shard (``n`` Arrow tables), then the worker's peak memory."""
+    table = block.read(columns) if isinstance(block, ParquetPiece) else block.select(columns)
+    try:
+        shard = shard_of(table["query_id"], n)
+    except ValueError as exc:
+        where = f"{block.path}: " if isinstance(block, ParquetPiece) else ""
+        raise ValueError(f"{field}: {where}{exc}") from None
+    order = np.argsort(shard, kind="stable")
+    bounds = np.searchsorted(shard[order], np.arange(n + 1))
+    import pyarrow as pa
+
+    pieces = [table.take(pa.array(order[bounds[i]:bounds[i + 1]])) for i in range(n)]
+    return (*pieces, _peak_rss())
+
+
+def _score_shard_task(index, n_qrels, measures, level, missing, output, *pieces):
+    """Score shard ``index``; its per-query rows (and Parquet file), its summary and the worker's peak memory."""
+    import pyarrow as pa
+
+    qrels = pa.concat_tables(pieces[:n_qrels], promote_options="permissive")
+    run = pa.concat_tables(pieces[n_qrels:], promote_options="permissive")
+    del pieces
+    rows = score_shard(qrels, run, measures, level, missing)
+    del qrels, run
+    summary = combine([rows])
+    keys = summary.keys
+    per_query = rows.filter(rows["scored"]).select(["query_id", *keys])
+    if output is not None:
+        _write(per_query, output, index)
+    return per_query, (summary, _peak_rss())
+
+
+def _write(table, output, index: int) -> None:
+    """Write one shard's rows; a retried task rewrites the same file, so no row is written twice."""
+    import pyarrow.parquet as pq
+
+    fs, directory = output
+    final = f"{directory}/part-{index:05d}.parquet"
+    temporary = f"{directory}/_tmp-{index:05d}-{os.getpid()}.parquet"
+    pq.write_table(table, temporary, filesystem=fs)
+    fs.move(temporary, final)
