@@ -135,7 +135,10 @@ def evaluate_ray(
     tasks = [score.remote(i, len(q_parts), measures, float(relevance_level), mode, out,
                           *[p[i] for p in q_parts], *[p[i] for p in r_parts]) for i in range(n)]
     del q_parts, r_parts, q_blocks, r_blocks  # the pieces are freed as soon as their shard is scored
-    summaries = _gather([t[1] for t in tasks])
+    try:
+        summaries = _gather([t[1] for t in tasks])
+    finally:
+        _clean(out)
     combined = combine(s for s, _ in summaries)
     combined.check(missing)
     import ray.data
@@ -171,6 +174,18 @@ def _prepare_output(output, filesystem):
     return fs, path
 
 
+def _clean(out) -> None:
+    """Remove the temporary files of shard tasks that failed while writing (their retries wrote the parts)."""
+    if out is None:
+        return
+    import pyarrow.fs as pafs
+
+    fs, directory = out
+    for info in fs.get_file_info(pafs.FileSelector(directory, allow_not_found=True)):
+        if info.base_name.startswith("_tmp-"):
+            fs.delete_file(info.path)
+
+
 def _blocks(source: Any, field: str, filesystem: Any, block_rows: int):
     """The blocks of a source (Parquet pieces or object refs of Arrow tables), its columns and its row count."""
     import ray
@@ -194,8 +209,6 @@ def _blocks(source: Any, field: str, filesystem: Any, block_rows: int):
 
 def _gather(refs: list) -> list:
     """``ray.get`` of each reference as it completes, with a progress bar."""
-    import ray
-
     try:
         from tqdm.auto import tqdm
     except ImportError:  # pragma: no cover - depends on the environment
@@ -204,15 +217,29 @@ def _gather(refs: list) -> list:
     index = {ref: i for i, ref in enumerate(refs)}
     out: list = [None] * len(refs)
     pending = list(refs)
+    try:
+        _wait_all(pending, index, out, bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    return out
+
+
+def _wait_all(pending, index, out, bar) -> None:
+    import ray
+
     while pending:
         done, pending = ray.wait(pending, num_returns=min(len(pending), 16), timeout=1.0)
-        for ref, value in zip(done, ray.get(done)):
+        try:
+            values = ray.get(done)
+        except ray.exceptions.RayTaskError as exc:  # bad input: the plain error, not a remote traceback
+            if isinstance(exc.cause, (ValueError, TypeError, FileNotFoundError)):
+                raise exc.cause from None
+            raise
+        for ref, value in zip(done, values):
             out[index[ref]] = value
         if bar is not None:
             bar.update(len(done))
-    if bar is not None:
-        bar.close()
-    return out
 
 
 # --------------------------------------------------------------------------- tasks (run on the workers)
