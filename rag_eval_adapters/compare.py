@@ -27,6 +27,8 @@ from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
+from .report import Report, as_report
+
 __all__ = ["PairedComparison", "Comparison", "paired_test", "compare_reports", "compare_per_query"]
 
 _TOL = 1e-12
@@ -293,7 +295,7 @@ def compare_per_query(
 
 
 def compare_reports(
-    reports: Mapping[str, Any],
+    reports: Mapping[str, Report],
     *,
     n_permutations: int = 10_000,
     n_bootstrap: int = 10_000,
@@ -302,20 +304,22 @@ def compare_reports(
 ) -> Comparison:
     """Compare core :class:`~rag_eval_adapters.Report` objects ``{run_name: report}``.
 
+    A LlamaIndex ``DatasetEvaluation`` is taken through its ``to_report()``; anything else is a ``TypeError``.
+
     Uses each report's ``per_query`` scores; queries recorded in a report's ``errors`` are left out.
     All reports must have been computed with the same metrics.
     """
     names = list(reports)
     if len(names) < 2:
         raise ValueError(f"compare needs at least two runs, got {len(names)}")
-    metrics = list(reports[names[0]].mean)
+    typed = {name: as_report(reports[name], f"run {name!r}") for name in names}
+    metrics = list(typed[names[0]].mean)
     per_query: dict[str, dict[str, Mapping[str, float]]] = {}
     for name in names:
-        report = reports[name]
+        report = typed[name]
         if list(report.mean) != metrics:
             raise ValueError(f"run {name!r} was scored with different metrics than {names[0]!r}")
-        errors = getattr(report, "errors", {}) or {}
-        per_query[name] = {q: v for q, v in report.per_query.items() if q not in errors}
+        per_query[name] = {q: v for q, v in report.per_query.items() if q not in report.errors}
     return compare_per_query(
         per_query, metrics, n_permutations=n_permutations, n_bootstrap=n_bootstrap,
         confidence=confidence, seed=seed,

@@ -91,20 +91,6 @@ class DemoResult:
         )
 
 
-class _PerQueryReport:
-    """A minimal report (mean, per_query, counts, errors) built from the adapters' per-query results."""
-
-    def __init__(self, keys: list[str], per_query: dict[str, dict[str, float]], errors: dict[str, str], total: int):
-        self.per_query = per_query
-        self.errors = errors
-        n = len(per_query)
-        self.mean = {k: (sum(v[k] for v in per_query.values()) / n if n else 0.0) for k in keys}
-        self.counts = {"queries": total, "scored": n, "errors": len(errors)}
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"mean": self.mean, "per_query": self.per_query, "counts": self.counts, "errors": self.errors}
-
-
 def _evaluate_with_llamaindex(retriever: Any, queries: dict[str, str], qrels: dict, show_progress: bool):
     """Run LlamaIndex's RetrieverEvaluator with the adapter metrics over every judged query."""
     from ..llamaindex import evaluate_retriever
@@ -114,14 +100,8 @@ def _evaluate_with_llamaindex(retriever: Any, queries: dict[str, str], qrels: di
         {"query": queries[q], "expected_ids": [d for d, g in qrels[q].items() if g >= 1]} for q in qids
     ]
     result = evaluate_retriever(retriever, rows, DEMO_METRICS, workers=4, show_progress=show_progress)
-    per_query: dict[str, dict[str, float]] = {}
-    run: dict[str, list[str]] = {}
-    for index, res in zip(result.indices, result.results):
-        qid = qids[index]
-        per_query[qid] = dict(res.metric_vals_dict)
-        run[qid] = list(res.retrieved_ids)
-    errors = {qids[e.index]: e.message for e in result.errors}
-    return _PerQueryReport(list(result.mean) or list(DEMO_METRICS), per_query, errors, len(qids)), run, result.mean
+    run = {qids[index]: list(res.retrieved_ids) for index, res in zip(result.indices, result.results)}
+    return result.to_report(query_ids=qids), run, result.mean
 
 
 def _write_run(path: Path, run: dict[str, list[str]]) -> None:

@@ -8,7 +8,7 @@ import json
 import math
 import os
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -21,7 +21,7 @@ from llama_index.core.evaluation.retrieval.metrics_base import (
     BaseRetrievalMetric,
 )
 
-from .. import measures
+from .. import Report, measures
 from .metrics import metrics_from_names
 
 
@@ -48,6 +48,11 @@ class DatasetEvaluation:
         mean: metric key -> mean over the scored queries (``{}`` when none was scored).
         total: number of queries in the data set.
         interrupted: True when the run was stopped (Ctrl-C); ``results`` then hold the finished queries.
+        query_ids: the ``query_id`` of each input row (None where a row has none), by input position.
+        attributes: input position -> the row's other fields (e.g. ``query_type``), for mapping rows.
+
+    :meth:`to_report` turns it into the package's one result type,
+    :class:`~rag_eval_adapters.Report`, which the report renderers, comparisons and ``by`` take.
     """
 
     results: list[RetrievalEvalResult]
@@ -56,11 +61,57 @@ class DatasetEvaluation:
     mean: dict[str, float]
     total: int
     interrupted: bool = False
+    query_ids: list[Any] = field(default_factory=list, repr=False)
+    attributes: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
 
     @property
     def unfinished(self) -> int:
         """Queries neither scored nor failed (only when interrupted)."""
         return self.total - len(self.results) - len(self.errors)
+
+    def to_report(self, query_ids: Optional[Sequence[Hashable]] = None) -> Report:
+        """This evaluation as a :class:`~rag_eval_adapters.Report`.
+
+        Parameters
+        ----------
+        query_ids : sequence, optional
+            The id of each input row, by input position (``len(query_ids) == total``). Default: the rows'
+            ``query_id`` fields when every row has one and they are distinct, else the input positions.
+
+        Returns
+        -------
+        Report
+            One row per scored query (metric keys as LlamaIndex names them), the failed queries in
+            ``errors``, counts ``queries``, ``scored``, ``errors`` (and ``unfinished`` when interrupted), and
+            each mapping row's other fields as per-query attributes, so ``report.by("query_type")`` works.
+        """
+        ids = self._ids(query_ids)
+        per_query = {ids[i]: result.metric_vals_dict for i, result in zip(self.indices, self.results)}
+        counts = {"queries": self.total, "scored": len(self.results), "errors": len(self.errors)}
+        if self.interrupted:
+            counts["unfinished"] = self.unfinished
+        return Report.from_per_query(
+            per_query,
+            list(self.mean),
+            errors={ids[e.index]: e.message for e in self.errors},
+            counts=counts,
+            attributes={ids[i]: a for i, a in self.attributes.items() if a},
+        )
+
+    def _ids(self, query_ids: Optional[Sequence[Hashable]]) -> list[Hashable]:
+        if query_ids is not None:
+            ids = list(query_ids)
+            if len(ids) != self.total:
+                raise ValueError(f"query_ids must give one id per input row ({self.total}), got {len(ids)}")
+        else:
+            ids = list(self.query_ids)
+            if len(ids) != self.total or any(q is None for q in ids):
+                return list(range(self.total))
+        if not all(isinstance(q, Hashable) for q in ids) or len(set(ids)) != len(ids):
+            if query_ids is None:
+                return list(range(self.total))
+            raise ValueError("query_ids must be distinct and hashable (one id per input row)")
+        return ids
 
     def rows(self) -> list[dict[str, Any]]:
         """One dict a scored query: ``index``, ``query``, one entry per metric key, the ids."""
@@ -106,6 +157,11 @@ class _Item:
     expected_ids: list[str] = field(default_factory=list)
     expected_texts: Optional[list[str]] = None
     problem: Optional[str] = None
+    query_id: Any = None
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+
+_ROW_FIELDS = ("query", "expected_ids", "expected_texts", "query_id")
 
 
 def _field(raw: Any, name: str) -> Any:
@@ -129,6 +185,9 @@ def _list_of_str(value: Any, name: str) -> Optional[list[str]]:
 def _item(index: int, raw: Any) -> _Item:
     item = _Item(index)
     query = _field(raw, "query")
+    item.query_id = _field(raw, "query_id")
+    if isinstance(raw, Mapping):
+        item.attributes = {k: v for k, v in raw.items() if k not in _ROW_FIELDS}
     if isinstance(query, str):
         item.query = query
     try:
@@ -204,6 +263,8 @@ class _Run:
             mean=mean,
             total=len(self.items),
             interrupted=self.interrupted,
+            query_ids=[item.query_id for item in self.items],
+            attributes={item.index: item.attributes for item in self.items if item.attributes},
         )
 
 
