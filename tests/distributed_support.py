@@ -79,3 +79,34 @@ class FlakyHandler(pafs.FileSystemHandler):
 
 def flaky_filesystem(trigger: str, marker: str, how: str = "oserror") -> pafs.PyFileSystem:
     return pafs.PyFileSystem(FlakyHandler(trigger, marker, how))
+
+
+class LetterEmbedder:
+    """A small deterministic embedder: letter counts (and one constant) of the lower-cased text.
+
+    A text containing ``"💥"`` makes the call fail, as a flaky model server would.
+    """
+
+    name = "letters-v1"
+
+    def _vectors(self, texts):
+        if any("💥" in t for t in texts):
+            raise RuntimeError("the embedding model failed on this text")
+        return [[t.lower().count(c) for c in "abcdefghijklmnopqrstuvwxyz"] + [1.0] for t in texts]
+
+    def embed_queries(self, texts):
+        return self._vectors(texts)
+
+    def embed_passages(self, texts):
+        return self._vectors(texts)
+
+
+class CountingFactory:
+    """Builds a :class:`LetterEmbedder` and leaves one file per construction in ``directory``."""
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+
+    def __call__(self) -> LetterEmbedder:
+        Path(self.directory, f"built-{os.getpid()}-{id(self)}").write_text("")
+        return LetterEmbedder()

@@ -193,3 +193,56 @@ def test_a_failure_is_not_retried_forever(local_ray, tmp_path):
     fs = flaky_filesystem("_tmp-00001-", str(tmp_path / "marker"), "oserror")
     with pytest.raises(Exception, match="injected failure"):
         evaluate_ray(qrels, run, METRICS, shards=3, output=str(tmp_path / "out"), filesystem=fs, max_retries=0)
+
+
+# --------------------------------------------------------------------------- answers
+def answer_records(n: int = 300):
+    rng = np.random.default_rng(1)
+    words = ["paris", "is", "the", "capital", "of", "france", "berlin", "germany", "a", "city"]
+    records = []
+    for i in range(n):
+        prediction = " ".join(rng.choice(words, size=int(rng.integers(1, 6))))
+        if i % 3:
+            records.append({"query_id": f"a{i}", "prediction": prediction, "reference": "Paris is the capital",
+                            "kind": "single"})
+        else:
+            records.append({"query_id": f"a{i}", "prediction": prediction,
+                            "references": ["the capital of France", "Paris"], "kind": "multi"})
+    records[5] = {"query_id": "a5", "prediction": 42, "reference": "Paris"}  # not a string
+    records[7] = {"query_id": "a7", "prediction": "💥 boom", "reference": "Paris"}  # the embedder fails on it
+    return records
+
+
+def test_answers_on_an_actor_pool_equal_evaluate_answers(local_ray, tmp_path):
+    from distributed_support import CountingFactory, LetterEmbedder
+
+    from rag_eval_adapters.answers import evaluate_answers
+    from rag_eval_adapters.distributed import evaluate_answers_ray
+
+    records = answer_records()
+    metrics = ["em", "f1", "rouge_l", "semantic_similarity"]
+    report = evaluate_answers(records, metrics, LetterEmbedder())
+    assert set(report.errors) == {"a5", "a7"}
+    built = tmp_path / "built"
+    built.mkdir()
+    result = evaluate_answers_ray(ray.data.from_items(records), metrics, CountingFactory(str(built)),
+                                  concurrency=2, batch_size=40)
+    assert per_query_of(result) == report.per_query
+    assert result.errors == report.errors
+    assert result.counts == report.counts
+    for key, value in report.mean.items():
+        assert result.mean[key] == pytest.approx(value, rel=1e-12)
+    assert 1 <= len(list(built.iterdir())) <= 2  # 8 batches, the embedder built once per actor
+
+
+def test_answers_need_an_embedder_factory_for_semantic_similarity(local_ray):
+    from rag_eval_adapters.answers import evaluate_answers
+    from rag_eval_adapters.distributed import evaluate_answers_ray
+
+    with pytest.raises(ValueError, match="needs an embedder"):
+        evaluate_answers_ray(answer_records(30), ["semantic_similarity"])
+    records = answer_records(30)
+    result = evaluate_answers_ray(records, ["em", "f1"], concurrency=1, batch_size=10)  # a list of mappings
+    report = evaluate_answers(records, ["em", "f1"])
+    assert per_query_of(result) == report.per_query
+    assert result.errors == report.errors == {"a5": report.errors["a5"]}

@@ -10,7 +10,10 @@ from __future__ import annotations
 from .hashing import shard_of
 from .shards import STATUS_COLUMNS, Combined, combine, score_shard
 
-__all__ = ["shard_of", "score_shard", "combine", "Combined", "STATUS_COLUMNS", "evaluate_ray", "RayResult"]
+__all__ = [
+    "shard_of", "score_shard", "combine", "Combined", "STATUS_COLUMNS", "evaluate_ray", "RayResult",
+    "evaluate_answers_ray",
+]
 
 
 def __getattr__(name):  # the Ray entry points load ray only when asked for

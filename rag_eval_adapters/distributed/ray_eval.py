@@ -55,7 +55,8 @@ class RayResult:
     def __repr__(self) -> str:
         means = ", ".join(f"{k}={v:.4f}" for k, v in self.mean.items())
         extra = f", errors={len(self.errors)}" if self.errors else ""
-        return f"RayResult(queries={self.counts['scored']}{extra}, shards={self.stats['shards']}, mean={{{means}}})"
+        shards = f", shards={self.stats['shards']}" if "shards" in self.stats else ""
+        return f"RayResult(queries={self.counts['scored']}{extra}{shards}, mean={{{means}}})"
 
 
 def evaluate_ray(
