@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pyarrow.fs as pafs
+
+METRICS = ["ndcg@10", "ap@100", "mrr@10", "precision@5", "recall@20", "r_precision", "ndcg"]
 
 
 class FlakyHandler(pafs.FileSystemHandler):
@@ -110,3 +115,33 @@ class CountingFactory:
     def __call__(self) -> LetterEmbedder:
         Path(self.directory, f"built-{os.getpid()}-{id(self)}").write_text("")
         return LetterEmbedder()
+
+
+def random_tables(seed: int, by: str = "score", str_docs: bool = True, int_queries: bool = False):
+    """qrels and run with ties, ±inf scores, invalid queries, queries missing from either side, rows shuffled."""
+    rng = np.random.default_rng(seed)
+    qid = (lambda i: 1000 + i) if int_queries else (lambda i: f"q{i}")
+    did = (lambda d: f"d{d}") if str_docs else (lambda d: int(d))
+    qrels, run = [], []
+    for i in range(70):
+        docs = rng.choice(40, size=int(rng.integers(1, 8)), replace=False)
+        qrels += [(qid(i), did(d), float(rng.integers(0, 4))) for d in docs]
+    for i in range(6, 80):  # q0-q5 are missing from the run; q70-q79 are not in qrels
+        depth = int(rng.integers(0, 30))
+        docs = rng.choice(60, size=depth, replace=False)
+        if by == "score":
+            scores = rng.integers(0, 4, size=depth).astype(float)  # many ties
+            scores[rng.random(depth) < 0.1] = np.inf
+            scores[rng.random(depth) < 0.1] = -np.inf
+            run += [(qid(i), did(d), s) for d, s in zip(docs, scores)]
+        else:
+            run += [(qid(i), did(d), float(r + 1)) for r, d in enumerate(docs)]
+    qrels.append((qid(7), did(3), math.inf))  # a non-finite grade
+    qrels += [(qid(8), did(90), 1.0), (qid(8), did(90), 2.0)]  # judged twice
+    if by == "score":
+        run += [(qid(9), did(5), math.nan), (qid(10), did(91), 1.0), (qid(10), did(91), 2.0)]
+    else:
+        run += [(qid(9), did(5), math.nan), (qid(10), did(91), 1.0), (qid(10), did(91), 4.0)]  # repeat: best rank
+    qrels_df = pd.DataFrame(qrels, columns=["query_id", "doc_id", "grade"])
+    run_df = pd.DataFrame(run, columns=["query_id", "doc_id", by]).sample(frac=1.0, random_state=seed)
+    return qrels_df, run_df.reset_index(drop=True)
