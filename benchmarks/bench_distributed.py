@@ -7,7 +7,8 @@ query (Parquet files of ``--file-rows`` rows; scores rounded to 3 decimals, so s
 * ``one process``  ``pyarrow.parquet.read_table`` of both directories + ``evaluate_columns``;
 * ``ray``  ``evaluate_ray(qrels_dir, run_dir, ...)`` on a local Ray of ``--num-cpus`` CPUs (started and warmed
   up on a tiny input before the clock starts, as a running cluster would be), the per-query rows kept in
-  Ray's object store as a ``ray.data.Dataset``.
+  Ray's object store as a ``ray.data.Dataset``. Its workers run at the same priority as the one process
+  (``RAY_worker_niceness=0``; Ray's default of 15 would hand their CPU to any other work on the machine).
 
 It prints queries per second, the Ray / one-process throughput ratio, and peak resident memory: of the one
 process; of the Ray driver; of the largest Ray worker (each task reports its worker's ``ru_maxrss``, which
@@ -90,6 +91,9 @@ def measure_single(directory: Path) -> dict:
 
 def measure_ray(directory: Path, num_cpus: int, rows_per_shard: int) -> dict:
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    # Ray starts its workers at nice 15 by default; on a machine shared with other work that would measure the
+    # neighbours, not Ray: run them at the one-process measurement's priority.
+    os.environ.setdefault("RAY_worker_niceness", "0")
     import pyarrow as pa
     import ray
 

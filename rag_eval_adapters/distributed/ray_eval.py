@@ -110,32 +110,20 @@ def evaluate_ray(
     import ray
 
     measures = parse_metrics(metrics)
-    if isinstance(relevance_level, bool) or not isinstance(relevance_level, numbers.Real) \
-            or not math.isfinite(relevance_level):
-        raise TypeError(f"relevance_level must be a finite number (a grade threshold), got {relevance_level!r}")
-    if missing not in ("zero", "skip", "error"):
-        raise ValueError(f"missing must be 'zero', 'skip' or 'error', got {missing!r}")
-    if shards is not None and (isinstance(shards, bool) or not isinstance(shards, int) or shards < 1):
-        raise ValueError(f"shards must be a positive integer or None, got {shards!r}")
+    _check_arguments(relevance_level, missing, shards)
     start = time.perf_counter()
     if not ray.is_initialized():
         ray.init()
-    out = _prepare_output(output, filesystem)
     q_blocks, q_cols, q_rows = _blocks(qrels, "qrels", filesystem, block_rows)
     r_blocks, r_cols, r_rows = _blocks(run, "run", filesystem, block_rows)
+    out = _prepare_output(output, filesystem)
     cpus = int(ray.cluster_resources().get("CPU", 1))
     n = shards or max(cpus, math.ceil((q_rows + r_rows) / max(1, rows_per_shard)))
     options = {"max_retries": max_retries, "retry_exceptions": _retry(retry_exceptions)}
-
-    split = ray.remote(_split_block).options(num_returns=n + 1, **options)
-    q_parts = [split.remote(b, "qrels", q_cols, n) for b in q_blocks]
-    r_parts = [split.remote(b, "run", r_cols, n) for b in r_blocks]
-    peaks = [p[n] for p in q_parts + r_parts]
-    score = ray.remote(_score_shard_task).options(num_returns=2, **options)
     mode = "zero" if missing == "error" else missing  # a global check below names the missing queries
-    tasks = [score.remote(i, len(q_parts), measures, float(relevance_level), mode, out,
-                          *[p[i] for p in q_parts], *[p[i] for p in r_parts]) for i in range(n)]
-    del q_parts, r_parts, q_blocks, r_blocks  # the pieces are freed as soon as their shard is scored
+    tasks, peaks = _submit(q_blocks, q_cols, r_blocks, r_cols, n, options,
+                           (measures, float(relevance_level), mode, out))
+    del q_blocks, r_blocks  # the pieces are freed as soon as their shard is scored
     try:
         summaries = _gather([t[1] for t in tasks])
     finally:
@@ -156,6 +144,30 @@ def evaluate_ray(
 
 
 # --------------------------------------------------------------------------- driver helpers
+def _check_arguments(relevance_level, missing, shards) -> None:
+    if isinstance(relevance_level, bool) or not isinstance(relevance_level, numbers.Real) \
+            or not math.isfinite(relevance_level):
+        raise TypeError(f"relevance_level must be a finite number (a grade threshold), got {relevance_level!r}")
+    if missing not in ("zero", "skip", "error"):
+        raise ValueError(f"missing must be 'zero', 'skip' or 'error', got {missing!r}")
+    if shards is not None and (isinstance(shards, bool) or not isinstance(shards, int) or shards < 1):
+        raise ValueError(f"shards must be a positive integer or None, got {shards!r}")
+
+
+def _submit(q_blocks, q_cols, r_blocks, r_cols, n, options, scoring):
+    """Both rounds of tasks: a split task per block, a score task per shard (its per-query rows, its summary)."""
+    import ray
+
+    split = ray.remote(_split_block).options(num_returns=n + 1, **options)
+    q_parts = [split.remote(b, "qrels", q_cols, n) for b in q_blocks]
+    r_parts = [split.remote(b, "run", r_cols, n) for b in r_blocks]
+    peaks = [p[n] for p in q_parts + r_parts]
+    score = ray.remote(_score_shard_task).options(num_returns=2, **options)
+    tasks = [score.remote(i, len(q_parts), *scoring, *[p[i] for p in q_parts], *[p[i] for p in r_parts])
+             for i in range(n)]
+    return tasks, peaks
+
+
 def _retry(value):
     if isinstance(value, bool):
         return value
@@ -196,12 +208,13 @@ def _blocks(source: Any, field: str, filesystem: Any, block_rows: int):
     if type(source).__module__.startswith("ray.data"):
         names = list(source.schema().names)
         columns = wanted_columns(field, names)
-        refs = source.select_columns(columns).to_arrow_refs()
+        stored = source.select_columns(columns).materialize()  # run once, then read from the object store
+        refs = stored.to_arrow_refs()
         if not refs:
             import pyarrow as pa
 
             refs = [ray.put(pa.table({c: pa.array([]) for c in columns}))]
-        return refs, columns, source.count()
+        return refs, columns, stored.count()
     table = as_arrow(source, field)
     columns = list(table.column_names)
     starts = range(0, max(table.num_rows, 1), block_rows)
