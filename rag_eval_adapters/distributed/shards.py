@@ -16,9 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..columnar import evaluate_columns
-from ..evaluation import Report
-from ..measures import MetricLike, parse_metrics
+from .. import evaluate_columns, parse_metrics
+from ..measures import MetricLike
 
 __all__ = ["score_shard", "combine", "Combined", "STATUS_COLUMNS"]
 
@@ -76,11 +75,12 @@ def score_shard(
     scored = np.zeros(n, dtype=bool)
     errors = np.full(n, None, dtype=object)
     if n and (missing != "skip" or in_run.any()):
-        report = _evaluate(qrels_table, run_table, measures, relevance_level, missing, qq, rq, q_unique, in_run)
-        at = _positions(q_unique, report.query_ids)
-        values[at], scored[at] = report.values, True
-        if report.errors:
-            errors[_positions(q_unique, list(report.errors))] = list(report.errors.values())
+        ids, got, failed = _evaluate(qrels_table, run_table, measures, relevance_level, missing, qq, rq, q_unique,
+                                     in_run)
+        at = _positions(q_unique, ids)
+        values[at], scored[at] = got, True
+        if failed:
+            errors[_positions(q_unique, list(failed))] = list(failed.values())
     m = not_in_qrels.shape[0]
     columns = {
         "query_id": _id_array(np.concatenate([q_unique, not_in_qrels]), qrels_table, run_table),
@@ -217,29 +217,33 @@ def _summarize(table: Any) -> Combined:
     return Combined(keys, sums, counts, errors, ids[absent][:_SHOWN].tolist())
 
 
-def _evaluate(qrels, run, measures, level, missing, qq, rq, q_unique, in_run) -> Report:
-    """``evaluate_columns`` on the shard; when every query fails, each query's own error."""
+def _evaluate(qrels, run, measures, level, missing, qq, rq, q_unique, in_run):
+    """Scored query ids, their values and the errors of ``evaluate_columns`` on the shard.
+
+    When every query fails, ``evaluate_columns`` raises; each query is then scored alone to learn its error.
+    """
     try:
-        return evaluate_columns(qrels, run, measures, relevance_level=level, missing=missing)
+        report = evaluate_columns(qrels, run, measures, relevance_level=level, missing=missing)
+        return report.query_ids, report.values, report.errors
     except ValueError as exc:
         if not str(exc).startswith("no query could be scored"):
             raise
-    # Every query of the shard is invalid (a small shard, or bad data): score each alone to learn its error.
-    reports = []
+    ids: list = []
+    values: list = []
+    errors: dict = {}
     for q, present in zip(q_unique.tolist(), in_run.tolist()):
         if missing == "skip" and not present:
             continue
         try:
-            reports.append(evaluate_columns(_rows(qrels, qq == q), _rows(run, rq == q), measures,
-                                            relevance_level=level, missing="zero"))
+            report = evaluate_columns(_rows(qrels, qq == q), _rows(run, rq == q), measures,
+                                      relevance_level=level, missing="zero")
         except ValueError as exc:
-            message = str(exc)
-            reports.append(Report(measures, [], np.empty((0, len(measures))),
-                                  {q: message.split("the first: ", 1)[-1]}, {}, level))
-    ids = [q for r in reports for q in r.query_ids]
-    values = np.vstack([r.values for r in reports]) if reports else np.empty((0, len(measures)))
-    errors = {q: e for r in reports for q, e in r.errors.items()}
-    return Report(measures, ids, values, errors, {}, level)
+            errors[q] = str(exc).split("the first: ", 1)[-1]
+            continue
+        ids += report.query_ids
+        values.append(report.values)
+        errors.update(report.errors)
+    return ids, (np.vstack(values) if values else np.empty((0, len(measures)))), errors
 
 
 def _query_ids(table: Any, field: str) -> np.ndarray:
