@@ -11,8 +11,9 @@ query (Parquet files of ``--file-rows`` rows; scores rounded to 3 decimals, so s
   (``RAY_worker_niceness=0``; Ray's default of 15 would hand their CPU to any other work on the machine).
 
 It prints queries per second, the Ray / one-process throughput ratio, and peak resident memory: of the one
-process; of the Ray driver; of the largest Ray worker (each task reports its worker's ``ru_maxrss``, which
-counts the object-store pages the worker touched). Ids are integers by default (``--string-ids`` for strings).
+process; of the Ray driver; of the largest Ray worker while it ran a task (``worker MB``: private memory,
+sampled every 10 ms) and over its life (``w. rss MB``: ``ru_maxrss``, which also counts every object-store page
+the long-lived worker process has touched, shared memory that is not the worker's own). Ids are integers by default (``--string-ids`` for strings).
 
     python benchmarks/bench_distributed.py --queries 10000 100000              # quick
     python benchmarks/bench_distributed.py --queries 100000 1000000 --depth 100 # the sizes
@@ -107,7 +108,8 @@ def measure_ray(directory: Path, num_cpus: int, rows_per_shard: int) -> dict:
     result = evaluate_ray(directory / "qrels", directory / "run", METRICS, rows_per_shard=rows_per_shard)
     seconds = time.perf_counter() - start
     out = {"seconds": seconds, "scored": result.counts["scored"], "mean": result.mean, "peak": peak_rss(),
-           "worker_peak": result.stats["worker_peak_rss"], "shards": result.stats["shards"]}
+           "worker_peak": result.stats["worker_peak_private"], "worker_rss": result.stats["worker_peak_rss"],
+           "shards": result.stats["shards"]}
     ray.shutdown()
     return out
 
@@ -145,7 +147,7 @@ def main(argv=None) -> int:
     print(f"cpus={os.cpu_count()}  depth={args.depth}  judged={args.judged}  ids={'str' if args.string_ids else 'int'}"
           f"  metrics={METRICS}  rows/shard={args.rows_per_shard:,}  ray cpus={args.num_cpus}")
     header = (f"{'queries':>10} {'run rows':>12} | {'1-proc s':>8} {'q/s':>9} {'peak MB':>8} | {'ray s':>7} "
-              f"{'q/s':>9} {'ratio':>5} {'shards':>6} {'driver MB':>9} {'worker MB':>9}")
+              f"{'q/s':>9} {'ratio':>5} {'shards':>6} {'driver MB':>9} {'worker MB':>9} {'w. rss MB':>9}")
     print(header)
     print("-" * len(header))
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
@@ -177,7 +179,7 @@ def row(n, rows, single, distributed) -> str:
     two = part(distributed, [
         f"{distributed.get('seconds', 0):7.2f}", f"{n / distributed.get('seconds', 1):9,.0f}", f"{ratio:5.2f}",
         f"{distributed.get('shards', 0):6d}", f"{distributed.get('peak', 0) / mb:9.0f}",
-        f"{distributed.get('worker_peak', 0) / mb:9.0f}"])
+        f"{distributed.get('worker_peak', 0) / mb:9.0f}", f"{distributed.get('worker_rss', 0) / mb:9.0f}"])
     return f"{n:>10,} {rows:>12,} | {one} | {two}"
 
 

@@ -128,7 +128,7 @@ def test_bad_input_is_a_clear_error(local_ray, tmp_path):
     bad.loc[5, "query_id"] = None
     path = tmp_path / "bad.parquet"
     pq.write_table(pa.Table.from_pandas(bad, preserve_index=False), path)
-    with pytest.raises(ValueError, match=r"run: .*bad\.parquet: the query_id column is empty \(None/NaN\) at row 5"):
+    with pytest.raises(ValueError, match=r"run: .*bad\.parquet row 5: the query_id column is empty \(None/NaN\)"):
         evaluate_ray(qrels, path, METRICS)
     with pytest.raises(FileNotFoundError, match="no Parquet file matches"):
         evaluate_ray(qrels, str(tmp_path / "nothing-*.parquet"), METRICS)
@@ -213,3 +213,15 @@ def test_answers_need_an_embedder_factory_for_semantic_similarity(local_ray):
     report = evaluate_answers(records, ["em", "f1"])
     assert per_query_of(result) == report.per_query
     assert result.errors == report.errors == {"a5": report.errors["a5"]}
+
+
+def test_many_small_files_and_many_shards(local_ray, tmp_path):
+    qrels, run = random_tables(13)
+    for name, frame in (("qrels", qrels), ("run", run)):
+        (tmp_path / name).mkdir()
+        for i, part in enumerate(chunks(frame, 6)):  # small files: grouped into blocks, pieces stay whole
+            pq.write_table(pa.Table.from_pandas(part, preserve_index=False), tmp_path / name / f"{i}.parquet")
+    result = evaluate_ray(tmp_path / "qrels", tmp_path / "run", METRICS, shards=40)
+    assert_same(result, evaluate_columns(qrels, run, METRICS))
+    assert result.stats["shards"] == 40 and result.stats["rows"] == {"qrels": len(qrels), "run": len(run)}
+    assert 0 < result.stats["worker_peak_private"] <= result.stats["worker_peak_rss"]

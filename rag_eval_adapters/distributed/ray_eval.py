@@ -21,9 +21,13 @@ import numpy as np
 from ..measures import MetricLike, parse_metrics
 from .hashing import shard_of
 from .shards import combine, score_shard
-from .sources import ParquetPiece, as_arrow, is_path_source, parquet_pieces, resolve_path, wanted_columns
+from .sources import ParquetBlock, as_arrow, group_pieces, is_path_source, parquet_pieces, resolve_path, wanted_columns
 
 __all__ = ["evaluate_ray", "RayResult"]
+
+#: Input blocks hold at least this many rows per shard, so that every piece of the split (about 200 KB) goes to
+#: the object store rather than inline into the driver's memory (Ray inlines objects under 100 KB).
+MIN_PIECE_ROWS = 8192
 
 
 class RayResult:
@@ -44,8 +48,10 @@ class RayResult:
     output : str or None
         The directory of per-query Parquet files, when one was asked for.
     stats : dict
-        ``shards``, ``rows`` (of qrels and of the run), ``seconds``, and ``worker_peak_rss`` (bytes, the
-        largest peak resident memory of a worker process that ran a task).
+        ``shards``, ``rows`` (of qrels and of the run), ``seconds``; ``worker_peak_private`` (bytes: the largest
+        private resident memory of a worker while it ran a task, sampled every 10 ms) and ``worker_peak_rss``
+        (the largest ``ru_maxrss`` of a worker process, which also counts the object store's shared pages it
+        touched over its life).
     """
 
     def __init__(self, keys, mean, counts, errors, per_query, output, stats) -> None:
@@ -114,11 +120,13 @@ def evaluate_ray(
     start = time.perf_counter()
     if not ray.is_initialized():
         ray.init()
-    q_blocks, q_cols, q_rows = _blocks(qrels, "qrels", filesystem, block_rows)
-    r_blocks, r_cols, r_rows = _blocks(run, "run", filesystem, block_rows)
+    q_src, q_cols, q_rows = _source(qrels, "qrels", filesystem, block_rows)
+    r_src, r_cols, r_rows = _source(run, "run", filesystem, block_rows)
     out = _prepare_output(output, filesystem)
     cpus = int(ray.cluster_resources().get("CPU", 1))
     n = shards or max(cpus, math.ceil((q_rows + r_rows) / max(1, rows_per_shard)))
+    target = max(block_rows, n * MIN_PIECE_ROWS)
+    q_blocks, r_blocks = _blocks(q_src, q_rows, target), _blocks(r_src, r_rows, target)
     options = {"max_retries": max_retries, "retry_exceptions": _retry(retry_exceptions)}
     mode = "zero" if missing == "error" else missing  # a global check below names the missing queries
     tasks, peaks = _submit(q_blocks, q_cols, r_blocks, r_cols, n, options,
@@ -137,7 +145,8 @@ def evaluate_ray(
         "shards": n,
         "rows": {"qrels": q_rows, "run": r_rows},
         "seconds": time.perf_counter() - start,
-        "worker_peak_rss": max([peak for _, peak in summaries] + ray.get(peaks)),
+        "worker_peak_private": max(p[0] for p in [peak for _, peak in summaries] + ray.get(peaks)),
+        "worker_peak_rss": max(p[1] for p in [peak for _, peak in summaries] + ray.get(peaks)),
     }
     return RayResult(combined.keys, combined.mean, combined.counts, combined.errors, per_query,
                      None if out is None else out[1], stats)
@@ -199,26 +208,33 @@ def _clean(out) -> None:
             fs.delete_file(info.path)
 
 
-def _blocks(source: Any, field: str, filesystem: Any, block_rows: int):
-    """The blocks of a source (Parquet pieces or object refs of Arrow tables), its columns and its row count."""
-    import ray
-
+def _source(source: Any, field: str, filesystem: Any, block_rows: int):
+    """What to split (Parquet pieces, a stored Ray Dataset or an Arrow table), its columns and its row count."""
     if is_path_source(source):
         return parquet_pieces(source, field, filesystem, block_rows)
     if type(source).__module__.startswith("ray.data"):
-        names = list(source.schema().names)
-        columns = wanted_columns(field, names)
+        columns = wanted_columns(field, list(source.schema().names))
         stored = source.select_columns(columns).materialize()  # run once, then read from the object store
-        refs = stored.to_arrow_refs()
-        if not refs:
+        return stored, columns, stored.count()
+    table = as_arrow(source, field)
+    return table, list(table.column_names), table.num_rows
+
+
+def _blocks(source: Any, rows: int, target: int) -> list:
+    """Blocks of about ``target`` rows: Parquet blocks (read by the workers) or object refs of Arrow tables."""
+    import ray
+
+    if isinstance(source, list):
+        return group_pieces(source, target)
+    count = max(1, math.ceil(rows / target))
+    if type(source).__module__.startswith("ray.data"):
+        refs = source.repartition(count).to_arrow_refs() if count != source.num_blocks() else source.to_arrow_refs()
+        if not refs:  # an empty dataset: one empty table of its columns
             import pyarrow as pa
 
-            refs = [ray.put(pa.table({c: pa.array([]) for c in columns}))]
-        return refs, columns, stored.count()
-    table = as_arrow(source, field)
-    columns = list(table.column_names)
-    starts = range(0, max(table.num_rows, 1), block_rows)
-    return [ray.put(table.slice(s, block_rows)) for s in starts], columns, table.num_rows
+            refs = [ray.put(pa.table({c: pa.array([]) for c in source.schema().names}))]
+        return refs
+    return [ray.put(source.slice(s, target)) for s in range(0, max(rows, 1), target)]
 
 
 def _gather(refs: list) -> list:
@@ -263,37 +279,84 @@ def _peak_rss() -> int:
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024  # kilobytes on Linux
 
 
+def _private_rss() -> int:
+    """This process's private resident memory (Linux ``RssAnon``: not the object store's shared pages)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:  # pragma: no cover - not Linux
+        pass
+    return 0
+
+
+class _Watch:
+    """Samples the private resident memory every 10 ms while a task runs; ``peak`` is (private, ru_maxrss)."""
+
+    def __enter__(self) -> "_Watch":
+        import threading
+
+        self.private = _private_rss()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.01):
+            self.private = max(self.private, _private_rss())
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    @property
+    def peak(self) -> tuple[int, int]:
+        return max(self.private, _private_rss()), _peak_rss()
+
+
 def _split_block(block: Any, field: str, columns: list[str], n: int):
     """The block's rows of each shard (``n`` Arrow tables), then the worker's peak memory."""
-    table = block.read(columns) if isinstance(block, ParquetPiece) else block.select(columns)
+    with _Watch() as watch:
+        return (*_split(block, field, columns, n), watch.peak)
+
+
+def _split(block: Any, field: str, columns: list[str], n: int) -> list:
+    table = block.read(columns) if isinstance(block, ParquetBlock) else block.select(columns)
     try:
         shard = shard_of(table["query_id"], n)
     except ValueError as exc:
-        where = f"{block.path}: " if isinstance(block, ParquetPiece) else ""
-        raise ValueError(f"{field}: {where}{exc}") from None
+        if isinstance(block, ParquetBlock):
+            import pyarrow.compute as pc
+
+            null = pc.is_null(table["query_id"], nan_is_null=True).to_numpy(zero_copy_only=False)
+            if null.any():
+                raise ValueError(f"{field}: {block.where(int(np.argmax(null)))}: the query_id column is empty "
+                                 "(None/NaN); every row needs an id") from None
+        raise ValueError(f"{field}: {exc}") from None
     order = np.argsort(shard, kind="stable")
     bounds = np.searchsorted(shard[order], np.arange(n + 1))
     import pyarrow as pa
 
-    pieces = [table.take(pa.array(order[bounds[i]:bounds[i + 1]])) for i in range(n)]
-    return (*pieces, _peak_rss())
+    return [table.take(pa.array(order[bounds[i]:bounds[i + 1]])) for i in range(n)]
 
 
 def _score_shard_task(index, n_qrels, measures, level, missing, output, *pieces):
     """Score shard ``index``; its per-query rows (and Parquet file), its summary and the worker's peak memory."""
     import pyarrow as pa
 
-    qrels = pa.concat_tables(pieces[:n_qrels], promote_options="permissive")
-    run = pa.concat_tables(pieces[n_qrels:], promote_options="permissive")
-    del pieces
-    rows = score_shard(qrels, run, measures, level, missing)
-    del qrels, run
-    summary = combine([rows])
-    keys = summary.keys
-    per_query = rows.filter(rows["scored"]).select(["query_id", *keys])
-    if output is not None:
-        _write(per_query, output, index)
-    return per_query, (summary, _peak_rss())
+    with _Watch() as watch:
+        qrels = pa.concat_tables(pieces[:n_qrels], promote_options="permissive")
+        run = pa.concat_tables(pieces[n_qrels:], promote_options="permissive")
+        del pieces
+        rows = score_shard(qrels, run, measures, level, missing)
+        del qrels, run
+        summary = combine([rows])
+        per_query = rows.filter(rows["scored"]).select(["query_id", *summary.keys])
+        if output is not None:
+            _write(per_query, output, index)
+        return per_query, (summary, watch.peak)
 
 
 def _write(table, output, index: int) -> None:

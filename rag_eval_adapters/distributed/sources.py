@@ -11,19 +11,24 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ParquetPiece", "is_path_source", "parquet_pieces", "as_arrow", "wanted_columns", "resolve_path"]
+__all__ = [
+    "ParquetPiece", "ParquetBlock", "group_pieces", "is_path_source", "parquet_pieces", "as_arrow", "wanted_columns",
+    "resolve_path",
+]
 
 _GLOB = set("*?[")
 
 
 @dataclass(frozen=True)
 class ParquetPiece:
-    """Row groups ``row_groups`` of the Parquet file ``path`` on ``filesystem``; its first row is ``first_row``."""
+    """Row groups ``row_groups`` of the Parquet file ``path`` on ``filesystem``: ``num_rows`` rows from the file's
+    row ``first_row``."""
 
     path: str
     filesystem: Any
     row_groups: tuple[int, ...]
     first_row: int
+    num_rows: int
 
     def read(self, columns: list[str]):
         import pyarrow.parquet as pq
@@ -31,8 +36,40 @@ class ParquetPiece:
         with self.filesystem.open_input_file(self.path) as handle:
             return pq.ParquetFile(handle).read_row_groups(list(self.row_groups), columns=columns)
 
+
+@dataclass(frozen=True)
+class ParquetBlock:
+    """Consecutive pieces that one task reads as one table (small files grouped, large ones split)."""
+
+    pieces: tuple[ParquetPiece, ...]
+
+    def read(self, columns: list[str]):
+        import pyarrow as pa
+
+        tables = [p.read(columns) for p in self.pieces]
+        return tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="permissive")
+
     def where(self, row: int) -> str:
-        return f"{self.path} row {self.first_row + row}"
+        """``path row N`` of the block's row ``row``."""
+        for piece in self.pieces:
+            if row < piece.num_rows:
+                return f"{piece.path} row {piece.first_row + row}"
+            row -= piece.num_rows
+        return self.pieces[-1].path  # pragma: no cover - rows past the end
+
+
+def group_pieces(pieces: list[ParquetPiece], target_rows: int) -> list[ParquetBlock]:
+    """Consecutive pieces grouped into blocks of about ``target_rows`` rows (a piece is never split)."""
+    blocks, group, rows = [], [], 0
+    for piece in pieces:
+        if group and rows + piece.num_rows > target_rows:
+            blocks.append(ParquetBlock(tuple(group)))
+            group, rows = [], 0
+        group.append(piece)
+        rows += piece.num_rows
+    if group:
+        blocks.append(ParquetBlock(tuple(group)))
+    return blocks
 
 
 def is_path_source(source: Any) -> bool:
@@ -67,7 +104,8 @@ def wanted_columns(field: str, names: list[str]) -> list[str]:
 
 
 def parquet_pieces(source: Any, field: str, filesystem: Any = None, block_rows: int = 1_000_000):
-    """The pieces of the Parquet files named by ``source``, the columns to read, and the number of rows.
+    """The pieces (up to ``block_rows`` rows) of the Parquet files named by ``source``, the columns to read, and
+    the number of rows.
 
     Raises ``FileNotFoundError`` when nothing matches, and ``ValueError`` naming the file that lacks a column.
     """
@@ -90,15 +128,15 @@ def parquet_pieces(source: Any, field: str, filesystem: Any = None, block_rows: 
             columns = wanted
         elif wanted != columns:
             raise ValueError(f"{path}: {field} files disagree: this one has {wanted}, the first has {columns}")
-        group, rows, first = [], 0, total
+        group, rows, first = [], 0, 0
         for g in range(meta.num_row_groups):
             group.append(g)
             rows += meta.row_group(g).num_rows
             if rows >= block_rows:
-                pieces.append(ParquetPiece(path, fs, tuple(group), first))
+                pieces.append(ParquetPiece(path, fs, tuple(group), first, rows))
                 first, group, rows = first + rows, [], 0
-        if group or not pieces or pieces[-1].path != path:
-            pieces.append(ParquetPiece(path, fs, tuple(group), first))
+        if group or not meta.num_row_groups:
+            pieces.append(ParquetPiece(path, fs, tuple(group), first, rows))
         total += meta.num_rows
     return pieces, columns, total
 
