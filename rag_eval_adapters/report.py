@@ -33,13 +33,15 @@ Grouping = Union[str, Mapping[Hashable, Hashable], Callable[[Hashable], Hashable
 
 
 def _key(metric: Any) -> str:
-    """The column name of a metric: a string as given, else its ``key`` (core and answer metric objects)."""
+    """The column name of a metric: a string as given, else its ``label`` (the name it was asked for) or its
+    ``key`` (core and answer metric objects)."""
     if isinstance(metric, str):
         return metric
-    key = getattr(metric, "key", None)
-    if not isinstance(key, str):
-        raise TypeError(f"a report metric must be a name or an object with a string 'key', got {metric!r:.60}")
-    return key
+    for attribute in ("label", "key"):
+        name = getattr(metric, attribute, None)
+        if isinstance(name, str):
+            return name
+    raise TypeError(f"a report metric must be a name or an object with a string 'key', got {metric!r:.60}")
 
 
 class Report:
@@ -49,7 +51,8 @@ class Report:
     ----------
     metrics : sequence of Metric or str
         The metrics in column order: core :class:`~rag_eval_adapters.measures.Metric` objects, any object with
-        a string ``key`` (answer metrics), or plain names (LlamaIndex ``metric_name``).
+        a string ``key`` (answer metrics), or plain names (LlamaIndex ``metric_name``). A metric object's column
+        is named by its ``label`` when it has one (the name it was asked for), else by its ``key``.
     query_ids : sequence
         The queries that were scored, one per row of ``values``.
     values : array_like
@@ -158,23 +161,28 @@ class Report:
         Parameters
         ----------
         metric : str or Metric
-            A key of this report, or a metric name or object that parses to one (``"map@100"``).
+            A column name of this report, or a metric name or object that means the same metric
+            (``"map@100"`` finds ``ap@100``).
 
         Raises
         ------
         KeyError
             When the report does not hold that metric.
         """
-        key = metric if isinstance(metric, str) and metric in self._keys else None
-        if key is None:
+        if isinstance(metric, str) and metric in self._keys:
+            return self.values[:, self._keys.index(metric)]
+        wanted = metric
+        if isinstance(metric, str):
             try:
-                key = _key(metric) if not isinstance(metric, str) else _parsed_key(metric)
+                wanted = _parsed(metric)
             except (ValueError, TypeError):
-                key = str(metric)
-        try:
-            return self.values[:, self._keys.index(key)]
-        except ValueError:
-            raise KeyError(f"{key!r} was not evaluated; this report holds {self._keys}") from None
+                wanted = None
+        wanted_key = getattr(wanted, "key", None)
+        for j, held in enumerate(self.metrics):
+            if wanted is not None and (held == wanted or (wanted_key is not None and getattr(held, "key", None)
+                                                          == wanted_key)):
+                return self.values[:, j]
+        raise KeyError(f"{metric!r} was not evaluated; this report holds {self._keys}")
 
     def by(
         self,
@@ -208,11 +216,12 @@ class Report:
             groups with only failed queries) and the overall row, labelled ``"all"``.
         """
         _check_interval_options(confidence, n_bootstrap)
-        group_of = _grouper(field, self.attributes)
+        group_of = _hashable_groups(_grouper(field, self.attributes), field)
         labels = [group_of(q) for q in self.query_ids]
         failed: dict[Hashable, int] = {}
         for q in self.errors:
-            failed[group_of(q)] = failed.get(group_of(q), 0) + 1
+            label = group_of(q)
+            failed[label] = failed.get(label, 0) + 1
         order: dict[Hashable, list[int]] = {}
         for row, label in enumerate(labels):
             order.setdefault(label, []).append(row)
@@ -294,10 +303,10 @@ def as_report(result: Any, what: str = "result") -> Report:
     )
 
 
-def _parsed_key(name: str) -> str:
+def _parsed(name: str) -> Any:
     from .measures import parse_metric
 
-    return parse_metric(name).key
+    return parse_metric(name)
 
 
 def _grouper(field: Grouping, attributes: Mapping[Hashable, Mapping[str, Any]]) -> Callable[[Hashable], Any]:
@@ -311,6 +320,18 @@ def _grouper(field: Grouping, attributes: Mapping[Hashable, Mapping[str, Any]]) 
         "by() takes an attribute name (e.g. 'query_type'), a mapping {query_id: group} or a function of the "
         f"query id, got {type(field).__name__}"
     )
+
+
+def _hashable_groups(group_of: Callable[[Hashable], Any], field: Grouping) -> Callable[[Hashable], Hashable]:
+    def checked(query_id: Hashable) -> Hashable:
+        group = group_of(query_id)
+        if not isinstance(group, Hashable):
+            what = f"attribute {field!r}" if isinstance(field, str) else "group"
+            raise TypeError(f"query {query_id!r}: its {what} is a {type(group).__name__} ({group!r:.60}); "
+                            "a group must be a hashable value such as a string or a number")
+        return group
+
+    return checked
 
 
 def _check_interval_options(confidence: float, n_bootstrap: int) -> None:

@@ -99,6 +99,12 @@ def test_by_refuses_a_field_of_the_wrong_kind():
         evaluate(QRELS, RUN, ["mrr"]).by(3)
 
 
+def test_an_unhashable_group_names_the_query_and_the_attribute():
+    report = evaluate(QRELS, RUN, ["mrr"]).with_attributes({"q2": {"tags": ["a", "b"]}})
+    with pytest.raises(TypeError, match=r"query 'q2': its attribute 'tags' is a list"):
+        report.by("tags")
+
+
 def test_from_per_query_names_the_query_that_lacks_a_metric():
     with pytest.raises(ValueError, match=r"query 'b' has no value for metric 'f1'"):
         Report.from_per_query({"a": {"f1": 1.0, "em": 1.0}, "b": {"em": 0.0}})
@@ -170,3 +176,15 @@ def test_dataset_evaluation_to_report_keeps_ids_errors_and_row_fields():
         evaluation.to_report(query_ids=["w"])
     comparison = compare_reports({"one": evaluation, "two": report}, n_permutations=10, n_bootstrap=10)
     assert comparison.n_queries == 3 and comparison.test("mrr", "one", "two").difference == 0.0
+
+
+def test_columns_are_named_by_a_metrics_label_when_it_has_one():
+    from types import SimpleNamespace
+
+    asked = SimpleNamespace(label="map@100", key="ap@100")
+    report = Report([asked, SimpleNamespace(key="em")], ["a", "b"], [[0.5, 1.0], [0.25, 0.0]])
+    assert report.keys == ["map@100", "em"]
+    assert list(report.column("map@100")) == [0.5, 0.25] and list(report.column("ap@100")) == [0.5, 0.25]
+    assert report.mean == {"map@100": 0.375, "em": 0.5}
+    with pytest.raises(KeyError, match="was not evaluated"):
+        report.column("ndcg@10")

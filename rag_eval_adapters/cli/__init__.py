@@ -16,7 +16,7 @@ import importlib
 import sys
 from typing import Optional, Sequence, TextIO
 
-from .._version import __version__
+from .. import __version__
 from ._common import CLIError, _one_line, progress_enabled
 
 __all__ = ["main", "build_parser", "CLIError", "progress_enabled", "COMMANDS"]
@@ -62,6 +62,10 @@ def main(argv: Optional[Sequence[str]] = None, *, stdout: Optional[TextIO] = Non
     except ImportError as exc:
         print(f"rag-eval: error: {_one_line(str(exc))}; install the command's dependencies with "
               "pip install 'rag-eval-adapters[cli]'", file=stderr)
+        return 2
+    except (OverflowError, RecursionError, MemoryError) as exc:  # a number or a nesting no input should hold
+        print(f"rag-eval: error: {_one_line(str(exc)) or type(exc).__name__}: an input or option value is too large "
+              "or too deeply nested", file=stderr)
         return 2
     except KeyboardInterrupt:
         print("rag-eval: interrupted", file=stderr)

@@ -6,9 +6,11 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence, TextIO
+from typing import Any, Optional, Sequence, TextIO
 
-DEFAULT_METRICS = ("hit_rate", "mrr", "precision", "recall", "f1", "ap", "ndcg")
+from ..measures import default_metric_names
+
+DEFAULT_METRICS = tuple(default_metric_names())  # from the registry: hit_rate, mrr, precision, recall, f1, ap, ndcg
 DEFAULT_K = (1, 3, 5, 10, 20)
 FORMATS = ("table", "json", "csv", "markdown")
 
@@ -22,14 +24,11 @@ class CLIError(Exception):
 
 
 def progress_enabled(stream: Optional[TextIO] = None) -> bool:
-    """Progress bars only on a terminal, and never when TQDM_DISABLE is set."""
-    if os.environ.get("TQDM_DISABLE", "").strip().lower() not in ("", "0", "false", "no"):
-        return False
-    stream = stream if stream is not None else sys.stderr
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
+    """Progress bars only on a terminal, and never when TQDM_DISABLE says so (the package's one rule:
+    :func:`rag_eval_adapters.progress.progress_enabled`)."""
+    from ..progress import progress_enabled as enabled
+
+    return enabled(stream)
 
 
 class _Steps:
@@ -90,6 +89,8 @@ def _one_line(message: str) -> str:
 
 def _check_file(path: str, what: str) -> Path:
     p = Path(path)
+    if path == "-":  # standard input
+        return p
     if not p.exists():
         raise CLIError(f"{what} file not found: {path}")
     if not p.is_file():
@@ -97,36 +98,21 @@ def _check_file(path: str, what: str) -> Path:
     return p
 
 
-def _read(path: str, kind: str, read_jsonl: Callable[[Path], Any], read_trec: Callable[[Path], Any]) -> Any:
-    """Read a file as JSONL or TREC (by its name or first character); any input error becomes a CLIError."""
-    from ..jsonl import looks_like_jsonl
-
-    p = _check_file(path, kind)
-    try:
-        return read_jsonl(p) if looks_like_jsonl(p) else read_trec(p)
-    except (ValueError, TypeError, UnicodeDecodeError) as exc:
-        raise CLIError(_prefix_path(exc, p)) from None
-    except OSError as exc:
-        raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from None
-
-
 def load_qrels(path: str) -> dict[str, dict[str, int]]:
-    """Read qrels from a TREC file (``qid iter doc grade``) or JSONL; raises CLIError on bad input."""
-    from ..jsonl import read_jsonl_qrels
-    from .. import read_trec_qrels
+    """Read qrels from TREC, JSONL, CSV/TSV (BEIR) or Parquet, maybe gzipped, ``-`` for stdin; raises CLIError."""
+    from ._io import read_input
 
-    qrels = _read(path, "qrels", read_jsonl_qrels, read_trec_qrels)
+    qrels = read_input(path, "qrels")
     if not qrels:
         raise CLIError(f"qrels file {path} holds no judgments")
     return qrels
 
 
 def load_run(path: str) -> dict[str, Any]:
-    """Read a run from a TREC file (``qid Q0 doc rank score tag``) or JSONL; raises CLIError."""
-    from ..jsonl import read_jsonl_run
-    from .. import read_trec_run
+    """Read a run from TREC, JSONL, CSV or Parquet (``query_id, doc_id, score|rank``), ``-`` for stdin; raises CLIError."""
+    from ._io import read_input
 
-    return _read(path, "run", read_jsonl_run, read_trec_run)
+    return read_input(path, "run")
 
 
 def _prefix_path(exc: BaseException, path: Path) -> str:
@@ -137,18 +123,18 @@ def _prefix_path(exc: BaseException, path: Path) -> str:
 
 
 def resolve_metric_names(metrics: Optional[Sequence[str]], ks: Optional[Sequence[int]]) -> list[str]:
-    """The metric names to compute.
+    """The metric names to compute, each as the user wrote it (the name it is reported under).
 
     Without ``-m``: every default metric at every k (``--k``, default 1,3,5,10,20).  With ``-m``:
     the names as given (comma-separated lists allowed); when ``--k`` is also given, a name without
     a cutoff is expanded to one metric per k (``-m ndcg --k 5,10`` gives ndcg@5 and ndcg@10).
-    Unknown names raise CLIError listing the valid ones.
+    Unknown names raise CLIError suggesting the closest valid one.
     """
     from ..measures import parse_metric
 
     def key_of(name: str) -> str:
         try:
-            return parse_metric(name).key
+            return parse_metric(name).label
         except (ValueError, TypeError) as exc:
             raise CLIError(_one_line(str(exc))) from None
 
@@ -169,11 +155,11 @@ def resolve_metric_names(metrics: Optional[Sequence[str]], ks: Optional[Sequence
             if not name:
                 continue
             plain = key_of(name)  # validates the name first
-            if not ks or "@" in name:
+            if not ks or parse_metric(name).k is not None:
                 add(plain)
                 continue
             try:
-                expanded = [parse_metric(f"{name}@{k}").key for k in ks]
+                expanded = [parse_metric(f"{name}@{k}").label for k in ks]
             except (ValueError, TypeError):
                 add(plain)  # a metric without cutoffs, such as r_precision
             else:
@@ -191,8 +177,10 @@ def parse_ks(text: Optional[str]) -> Optional[list[int]]:
         part = part.strip()
         if not part:
             continue
-        if not part.isdigit() or int(part) < 1:
+        if not (part.isascii() and part.isdigit()) or int(part) < 1:
             raise CLIError(f"--k takes positive integers separated by commas (e.g. 1,3,5,10), got {text!r}")
+        if len(part) > 10 or int(part) > 1_000_000_000:
+            raise CLIError(f"--k: a cutoff must be at most 1000000000, got {part[:12]}{'...' if len(part) > 12 else ''}")
         if int(part) not in ks:
             ks.append(int(part))
     if not ks:
@@ -210,7 +198,22 @@ def _ranked(docs: Any) -> list[str]:
     return list(seen)
 
 
-def query_details(qrels: dict, run: dict, relevance_level: int = 1) -> dict:
+def relevance_level(text: Optional[str]) -> float:
+    """``--relevance-level``: any finite number, checked as the core checks it (a judged document is relevant
+    when its grade is at least the level; an unjudged one never is)."""
+    from ..validation import check_level
+
+    try:
+        value = float(text) if text is not None else 1.0
+    except ValueError:
+        raise CLIError(f"--relevance-level must be a finite number (a grade threshold), got {text!r}") from None
+    try:
+        return check_level(value, "--relevance-level")
+    except ValueError as exc:
+        raise CLIError(_one_line(str(exc))) from None
+
+
+def query_details(qrels: dict, run: dict, relevance_level: float = 1) -> dict:
     """Per query: judged-relevant count, distinct retrieved count and rank of the first relevant doc."""
     from ..reports import QueryDetail
 
@@ -223,7 +226,7 @@ def query_details(qrels: dict, run: dict, relevance_level: int = 1) -> dict:
     return details
 
 
-def score_run(qrels: dict, run: dict, metrics: Sequence[str], relevance_level: int, name: str, steps: _Steps):
+def score_run(qrels: dict, run: dict, metrics: Sequence[str], relevance_level: float, name: str, steps: _Steps):
     """Evaluate one run with the core, after checking it shares queries with the qrels."""
     from .. import evaluate
 
@@ -240,9 +243,8 @@ def score_run(qrels: dict, run: dict, metrics: Sequence[str], relevance_level: i
 
 
 def _emit(text: str, output: Optional[str], stdout: TextIO, stderr: TextIO) -> None:
-    if output:
+    if output and output != "-":
         try:
-            Path(output).parent.mkdir(parents=True, exist_ok=True)
             Path(output).write_text(text, encoding="utf-8")
         except OSError as exc:
             raise CLIError(f"cannot write {output}: {exc.strerror or exc}") from None
@@ -260,7 +262,7 @@ def _print_rich(renderables: Sequence[Any], stdout: TextIO) -> None:
 
 
 def _run_name(path: str, taken: set[str]) -> str:
-    stem = Path(path).name
+    stem = Path(path).name if path != "-" else "stdin"
     name, i = stem, 2
     while name in taken:
         name, i = f"{stem}#{i}", i + 1
@@ -273,13 +275,16 @@ def _check_sort_by(sort_by: Optional[str], keys: Sequence[str]) -> Optional[str]
         return None
     from ..measures import parse_metric
 
+    if sort_by in keys:
+        return sort_by
     try:
-        key = parse_metric(sort_by).key
+        wanted = parse_metric(sort_by)
     except (ValueError, TypeError) as exc:
         raise CLIError(_one_line(str(exc))) from None
-    if key not in keys:
-        raise CLIError(f"--sort-by {sort_by}: not among the computed metrics ({', '.join(keys)})")
-    return key
+    for key in keys:  # the same metric under another name (ap@10 for map@10)
+        if parse_metric(key) == wanted:
+            return key
+    raise CLIError(f"--sort-by {sort_by}: not among the computed metrics ({', '.join(keys)})")
 
 
 def _check_plot_path(path: Optional[str]) -> None:
@@ -298,26 +303,32 @@ def _plot(means: dict, path: str, stderr: TextIO, title: Optional[str] = None) -
 
 
 def _is_tty(stream: TextIO) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
+    from ..progress import is_terminal
+
+    return is_terminal(stream)
 
 
 def _add_scoring_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--qrels", required=True, metavar="FILE",
-                   help="judgments: TREC qrels (qid iter doc grade) or JSONL")
+                   help="judgments: TREC qrels (qid iter doc grade), JSONL, BEIR TSV or a CSV/Parquet table; "
+                        ".gz allowed; - reads standard input")
     p.add_argument("-m", "--metric", action="append", metavar="METRIC",
-                   help="metric to compute, e.g. ndcg@10, ap, mrr, precision@5, hit_rate_granular@3 "
-                        "(repeatable, or comma-separated); default: hit_rate, mrr, precision, recall, f1, "
-                        "ap and ndcg at every --k")
+                   help="metric to compute, e.g. ndcg@10, ap, mrr, precision@5, hit_rate_granular@3, or "
+                        "trec_eval/ir_measures names (P_5, ndcg_cut_10, nDCG@10, P(rel=2)@5); reported under "
+                        "the name given (repeatable, or comma-separated); default: "
+                        + ", ".join(DEFAULT_METRICS) + " at every --k")
     p.add_argument("--k", metavar="K,K,...",
                    help="cutoffs, comma-separated (default 1,3,5,10,20); with -m, expands metrics "
                         "given without @k")
-    p.add_argument("--relevance-level", type=int, default=1, metavar="N",
-                   help="lowest grade that counts as relevant (default 1); nDCG uses the raw grades")
-    p.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
+    p.add_argument("--relevance-level", default="1", metavar="N",
+                   help="lowest grade that counts as relevant (default 1; any number: a judged document is "
+                        "relevant when its grade is at least N, an unjudged one never is); nDCG uses the raw grades")
+    p.add_argument("--format", choices=FORMATS, default=None,
+                   help="output format (default: by the --output extension .json, .csv or .md, else table)")
     p.add_argument("--plot", metavar="FILE.png", help="draw each metric against k into a PNG")
-    p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    p.add_argument("--output", "-o", metavar="FILE",
+                   help="write the report to FILE instead of stdout (never an input file; its folder must exist)")
+    p.add_argument("--allow-errors", action="store_true",
+                   help="exit 0 even when some queries could not be scored (they are listed in the report)")
 
 

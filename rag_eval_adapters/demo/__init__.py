@@ -33,10 +33,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Optional, TextIO
 
+from ..measures import default_metric_names
+
 __all__ = ["load_corpus", "load_queries", "load_qrels", "data_path", "run_demo", "DemoResult", "DEMO_METRICS"]
 
 DEMO_K = (1, 3, 5, 10, 20)
-DEMO_METRICS = [f"{m}@{k}" for m in ("hit_rate", "mrr", "precision", "recall", "f1", "ap", "ndcg") for k in DEMO_K]
+DEMO_METRICS = [f"{m}@{k}" for m in default_metric_names() for k in DEMO_K]
 GRADED_METRICS = ["ndcg@5", "ndcg@10", "ndcg_exp@10"]
 ANSWER_METRICS = ["hit_rate@1", "hit_rate@5", "mrr@10"]  # at relevance level 2: the answer passage
 
@@ -120,13 +122,6 @@ def _worst(report: Any, queries: dict[str, str], metric: str, n: int = 5) -> lis
     return rows
 
 
-def _is_tty(stream: TextIO) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
-
-
 def run_demo(
     output_dir: str | Path = "rag_eval_report",
     *,
@@ -147,6 +142,7 @@ def run_demo(
     from rich.text import Text
 
     from .. import evaluate
+    from ..progress import is_terminal
     from ..compare import Comparison, compare_reports
     from ..reports import (
         comparison_tables,
@@ -163,7 +159,7 @@ def run_demo(
     if not isinstance(top_k, int) or top_k < max(DEMO_K):
         raise ValueError(f"top_k must be an integer of at least {max(DEMO_K)} (the largest cutoff), got {top_k!r}")
     started = time.perf_counter()
-    console = Console(file=stdout, width=None if _is_tty(stdout) else 120)
+    console = Console(file=stdout, width=None if is_terminal(stdout) else 120)
     out = Path(output_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)

@@ -79,6 +79,7 @@ def evaluate_ray(
     block_rows: int = 1_000_000,
     max_retries: int = 3,
     retry_exceptions: bool | list[type[BaseException]] = (OSError,),
+    progress: bool = True,
 ) -> RayResult:
     """Score a run against qrels on a Ray cluster; the same numbers as :func:`rag_eval_adapters.evaluate_columns`.
 
@@ -105,6 +106,8 @@ def evaluate_ray(
         Passed to each Ray task: a task whose worker dies is retried up to ``max_retries`` times, and so is
         one that raises one of ``retry_exceptions`` (``OSError`` by default: a flaky read or write). Invalid
         data (``ValueError``) is not retried.
+    progress : bool
+        A progress bar over the shards on a terminal (never when ``TQDM_DISABLE`` is set).
 
     Returns
     -------
@@ -133,7 +136,7 @@ def evaluate_ray(
                            (measures, float(relevance_level), mode, out))
     del q_blocks, r_blocks  # the pieces are freed as soon as their shard is scored
     try:
-        summaries = _gather([t[1] for t in tasks])
+        summaries = _gather([t[1] for t in tasks], progress)
     finally:
         _clean(out)
     combined = combine(s for s, _ in summaries)
@@ -237,21 +240,14 @@ def _blocks(source: Any, rows: int, target: int) -> list:
     return [ray.put(source.slice(s, target)) for s in range(0, max(rows, 1), target)]
 
 
-def _gather(refs: list) -> list:
-    """``ray.get`` of each reference as it completes, with a progress bar."""
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover - depends on the environment
-        tqdm = None
-    bar = tqdm(total=len(refs), desc="shards", unit="shard") if tqdm is not None else None
+def _gather(refs: list, progress: bool) -> list:
+    """``ray.get`` of each reference as it completes, with a progress bar (:mod:`rag_eval_adapters.progress`)."""
+    from ..progress import progress_bar
+
     index = {ref: i for i, ref in enumerate(refs)}
     out: list = [None] * len(refs)
-    pending = list(refs)
-    try:
-        _wait_all(pending, index, out, bar)
-    finally:
-        if bar is not None:
-            bar.close()
+    with progress_bar(total=len(refs), desc="shards", unit="shard", show=progress) as bar:
+        _wait_all(list(refs), index, out, bar)
     return out
 
 
@@ -268,8 +264,7 @@ def _wait_all(pending, index, out, bar) -> None:
             raise
         for ref, value in zip(done, values):
             out[index[ref]] = value
-        if bar is not None:
-            bar.update(len(done))
+        bar.update(len(done))
 
 
 # --------------------------------------------------------------------------- tasks (run on the workers)
