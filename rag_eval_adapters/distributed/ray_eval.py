@@ -10,7 +10,6 @@ shard; each shard task concatenates its pieces of qrels and run, scores them wit
 from __future__ import annotations
 
 import math
-import numbers
 import os
 import time
 from collections.abc import Iterable
@@ -19,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..measures import MetricLike, parse_metrics
+from ..validation import check_level
 from .hashing import shard_of
 from .shards import combine, score_shard
 from .sources import ParquetBlock, as_arrow, group_pieces, is_path_source, parquet_pieces, resolve_path, wanted_columns
@@ -119,7 +119,7 @@ def evaluate_ray(
     import ray
 
     measures = parse_metrics(metrics)
-    _check_arguments(relevance_level, missing, shards)
+    level = _check_arguments(relevance_level, missing, shards)
     start = time.perf_counter()
     if not ray.is_initialized():
         ray.init()
@@ -133,7 +133,7 @@ def evaluate_ray(
     options = {"max_retries": max_retries, "retry_exceptions": _retry(retry_exceptions)}
     mode = "zero" if missing == "error" else missing  # a global check below names the missing queries
     tasks, peaks = _submit(q_blocks, q_cols, r_blocks, r_cols, n, options,
-                           (measures, float(relevance_level), mode, out))
+                           (measures, level, mode, out))
     del q_blocks, r_blocks  # the pieces are freed as soon as their shard is scored
     try:
         summaries = _gather([t[1] for t in tasks], progress)
@@ -156,14 +156,13 @@ def evaluate_ray(
 
 
 # --------------------------------------------------------------------------- driver helpers
-def _check_arguments(relevance_level, missing, shards) -> None:
-    if isinstance(relevance_level, bool) or not isinstance(relevance_level, numbers.Real) \
-            or not math.isfinite(relevance_level):
-        raise TypeError(f"relevance_level must be a finite number (a grade threshold), got {relevance_level!r}")
+def _check_arguments(relevance_level, missing, shards) -> float:
+    level = check_level(relevance_level)  # the package's one rule and message
     if missing not in ("zero", "skip", "error"):
         raise ValueError(f"missing must be 'zero', 'skip' or 'error', got {missing!r}")
     if shards is not None and (isinstance(shards, bool) or not isinstance(shards, int) or shards < 1):
         raise ValueError(f"shards must be a positive integer or None, got {shards!r}")
+    return level
 
 
 def _submit(q_blocks, q_cols, r_blocks, r_cols, n, options, scoring):
