@@ -192,8 +192,8 @@ def rerank_relevancy_batch(
 
     A query that fails for any reason (bad input, endpoint error after retries, a scorer's own exception) is
     recorded in ``errors`` with its message; the others are still scored. Results are keyed by the query ids
-    exactly as given (``1`` and ``"1"`` are two queries). ``progress=False`` hides the bar; otherwise it is drawn
-    on a terminal unless ``TQDM_DISABLE`` says no (:mod:`rag_eval_adapters.progress`).
+    exactly as given (``1`` and ``"1"`` are two queries). ``progress=False`` hides the bar; otherwise it is
+    drawn on a terminal unless ``TQDM_DISABLE`` says no (:mod:`rag_eval_adapters.progress`).
     """
     check_relevancy_options(scorer, agg, normalize)
     rows = _batch_items(items)
