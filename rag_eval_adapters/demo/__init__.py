@@ -33,10 +33,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Optional, TextIO
 
+from ..measures import default_metric_names
+
 __all__ = ["load_corpus", "load_queries", "load_qrels", "data_path", "run_demo", "DemoResult", "DEMO_METRICS"]
 
 DEMO_K = (1, 3, 5, 10, 20)
-DEMO_METRICS = [f"{m}@{k}" for m in ("hit_rate", "mrr", "precision", "recall", "f1", "ap", "ndcg") for k in DEMO_K]
+DEMO_METRICS = [f"{m}@{k}" for m in default_metric_names() for k in DEMO_K]
 GRADED_METRICS = ["ndcg@5", "ndcg@10", "ndcg_exp@10"]
 ANSWER_METRICS = ["hit_rate@1", "hit_rate@5", "mrr@10"]  # at relevance level 2: the answer passage
 

@@ -62,6 +62,7 @@ from .evaluators import (
     PrecisionEvaluator,
     RecallEvaluator,
     RetrievalMetricEvaluator,
+    RPrecisionEvaluator,
     RetrievalMetricsEvaluator,
 )
 from .rerank import (
@@ -82,6 +83,7 @@ __all__ = [
     "RecallEvaluator",
     "F1Evaluator",
     "AveragePrecisionEvaluator",
+    "RPrecisionEvaluator",
     "NDCGEvaluator",
     "RerankRelevancyEvaluator",
     "CohereRerankRelevancyEvaluator",
