@@ -25,8 +25,14 @@ _LAZY: dict[str, str] = {
     "Report": "report",
     "GroupedReport": "report",
     "GroupStats": "report",
+    "read_qrels": "readers",
+    "read_run": "readers",
     "read_trec_qrels": "trec",
     "read_trec_run": "trec",
+    "read_jsonl_qrels": "jsonl",
+    "read_jsonl_run": "jsonl",
+    "read_table_qrels": "tables",
+    "read_table_run": "tables",
     "Metric": "measures",
     "HitRate": "measures",
     "MRR": "measures",
@@ -60,7 +66,10 @@ if TYPE_CHECKING:  # static analysers and IDEs see ordinary imports
         parse_metric,
         parse_metrics,
     )
+    from .jsonl import read_jsonl_qrels, read_jsonl_run
+    from .readers import read_qrels, read_run
     from .report import GroupedReport, GroupStats, Report
+    from .tables import read_table_qrels, read_table_run
     from .trec import read_trec_qrels, read_trec_run
 
 __all__ = [
@@ -70,8 +79,14 @@ __all__ = [
     "Report",
     "GroupedReport",
     "GroupStats",
+    "read_qrels",
+    "read_run",
     "read_trec_qrels",
     "read_trec_run",
+    "read_jsonl_qrels",
+    "read_jsonl_run",
+    "read_table_qrels",
+    "read_table_run",
     "Metric",
     "HitRate",
     "MRR",
