@@ -1,6 +1,7 @@
 """Start-up stays light: the package loads its public names on first use, and `rag-eval --help` /
 `rag-eval evaluate` import no plotting, statistics, dataframe or framework module they do not use."""
 
+import io
 import json
 import subprocess
 import sys
@@ -53,9 +54,20 @@ def trec_files(tmp_path):
 
 
 def test_help_imports_nothing_it_does_not_use():
-    code = ("import io\nfrom rag_eval_adapters.cli import main\n"
-            "assert main(['--help'], stdout=io.StringIO(), stderr=io.StringIO()) == 0")
+    code = ("import io, sys\nfrom rag_eval_adapters.cli import main\n"
+            "assert main(['--help'], stdout=io.StringIO(), stderr=io.StringIO()) == 0\n"
+            "assert 'rag_eval_adapters.measures' not in sys.modules, 'the metric classes were built'")
     assert loaded_after(code) == []
+
+
+def test_subcommand_help_still_names_the_default_metrics():
+    from rag_eval_adapters.cli import main
+    from rag_eval_adapters.measures import default_metric_names
+
+    out = io.StringIO()
+    assert main(["evaluate", "--help"], stdout=out, stderr=io.StringIO()) == 0
+    text = " ".join(out.getvalue().split())
+    assert "default: " + ", ".join(default_metric_names()) + " at every --k" in text
 
 
 @pytest.mark.parametrize("fmt", ["table", "json", "csv", "markdown"])

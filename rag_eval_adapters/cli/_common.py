@@ -8,9 +8,32 @@ import sys
 from pathlib import Path
 from typing import Any, Optional, Sequence, TextIO
 
-from ..measures import default_metric_names
 
-DEFAULT_METRICS = tuple(default_metric_names())  # from the registry: hit_rate, mrr, precision, recall, f1, ap, ndcg
+
+def _default_metrics() -> tuple[str, ...]:
+    """The registry's default metrics (hit_rate, mrr, precision, recall, f1, ap, ndcg), loaded when needed so
+    that ``rag-eval --help`` does not build the metric classes."""
+    from ..measures import default_metric_names
+
+    return tuple(default_metric_names())
+
+
+def __getattr__(name: str) -> Any:  # DEFAULT_METRICS, computed on first use
+    if name == "DEFAULT_METRICS":
+        return _default_metrics()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class _MetricOption(argparse._AppendAction):
+    """``-m/--metric``: its help names the registry's default metrics, looked up only when the help is shown."""
+
+    @property
+    def help(self) -> str:
+        return self._help.replace("{defaults}", ", ".join(_default_metrics()))
+
+    @help.setter
+    def help(self, value: str) -> None:
+        self._help = value
 DEFAULT_K = (1, 3, 5, 10, 20)
 FORMATS = ("table", "json", "csv", "markdown")
 
@@ -145,7 +168,7 @@ def resolve_metric_names(metrics: Optional[Sequence[str]], ks: Optional[Sequence
             keys.append(key)
 
     if not metrics:
-        for m in DEFAULT_METRICS:
+        for m in _default_metrics():
             for k in ks or DEFAULT_K:
                 add(key_of(f"{m}@{k}"))
         return keys
@@ -312,11 +335,10 @@ def _add_scoring_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--qrels", required=True, metavar="FILE",
                    help="judgments: TREC qrels (qid iter doc grade), JSONL, BEIR TSV or a CSV/Parquet table; "
                         ".gz allowed; - reads standard input")
-    p.add_argument("-m", "--metric", action="append", metavar="METRIC",
+    p.add_argument("-m", "--metric", action=_MetricOption, metavar="METRIC",
                    help="metric to compute, e.g. ndcg@10, ap, mrr, precision@5, hit_rate_granular@3, or "
                         "trec_eval/ir_measures names (P_5, ndcg_cut_10, nDCG@10, P(rel=2)@5); reported under "
-                        "the name given (repeatable, or comma-separated); default: "
-                        + ", ".join(DEFAULT_METRICS) + " at every --k")
+                        "the name given (repeatable, or comma-separated); default: {defaults} at every --k")
     p.add_argument("--k", metavar="K,K,...",
                    help="cutoffs, comma-separated (default 1,3,5,10,20); with -m, expands metrics "
                         "given without @k")
