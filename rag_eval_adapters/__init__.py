@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ._version import __version__
 from .columnar import evaluate_columns
-from .evaluation import Report, evaluate
+from .evaluation import Report, evaluate, query_details
 from .measures import (
     DCG,
     F1,
@@ -34,6 +34,7 @@ from .trec import read_trec_qrels, read_trec_run
 __all__ = [
     "__version__",
     "evaluate",
+    "query_details",
     "evaluate_columns",
     "Report",
     "read_trec_qrels",
