@@ -18,7 +18,7 @@ from llama_index.core.evaluation.retrieval.metrics_base import (
 
 from .. import measures
 from .._validation import check_k, check_level
-from ..matching import TextMatcher, judge_texts
+from ..matching import TextMatcher, score_texts
 
 MatchMode = Literal["auto", "id", "text"]
 
@@ -61,8 +61,6 @@ class _CoreMetric(BaseRetrievalMetric):
     _core_cls: ClassVar[type[measures.Metric]]
     # core option name -> this class's field name (LlamaIndex's option names)
     _options: ClassVar[dict[str, str]] = {}
-    # text matching: "ranking": scored on the ranking; "coverage": expected texts matched; "f1": both
-    _text_kind: ClassVar[str] = "ranking"
 
     top_k: Optional[int] = Field(default=None, description="Cutoff: score the first top_k retrieved (None: all).")
     relevance_level: float = Field(default=1.0, description="Lowest grade that counts as relevant.")
@@ -226,32 +224,9 @@ class _CoreMetric(BaseRetrievalMetric):
             )
         return self.measure.score(retrieved_ids, expected, relevance_level=self.relevance_level, query_id=query)
 
-    def _text_score_kind(self) -> str:
-        return self._text_kind
-
     def _score_texts(self, query: Any, expected_texts: Any, retrieved_texts: Any, grades: Any) -> float:
-        if retrieved_texts is None:
-            raise ValueError(
-                f"{_where(query)}retrieved_texts is missing: text matching needs the retrieved texts in rank "
-                "order ([] for an empty retrieval, which scores 0.0)"
-            )
-        texts = list(dict.fromkeys(retrieved_texts))  # a repeated text counts once, at its first rank
-        if self.top_k is not None:
-            texts = texts[: self.top_k]
-        judged = judge_texts(texts, expected_texts, matcher=self.matcher, grades=grades, query_id=query)
-        level = self.relevance_level
-        if self._text_score_kind() == "ranking":
-            return self.measure.score(judged.retrieved_ids, judged.qrels, relevance_level=level, query_id=query)
-        # expected texts matched / expected texts (recall, granular hit rate)
-        recall = measures.Recall().score(
-            judged.covered_ids, judged.expected_qrels, relevance_level=level, query_id=query
-        )
-        if self._text_score_kind() != "f1":
-            return recall
-        precision = measures.Precision(k=self.top_k).score(
-            judged.retrieved_ids, judged.qrels, relevance_level=level, query_id=query
-        )
-        return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+        return score_texts(self.measure, retrieved_texts, expected_texts, matcher=self.matcher, grades=grades,
+                           relevance_level=self.relevance_level, query_id=query)
 
 
 class HitRate(_CoreMetric):
@@ -265,9 +240,6 @@ class HitRate(_CoreMetric):
     _core_cls: ClassVar[type[measures.Metric]] = measures.HitRate
     _options: ClassVar[dict[str, str]] = {"granular": "use_granular_hit_rate"}
     use_granular_hit_rate: bool = False
-
-    def _text_score_kind(self) -> str:
-        return "coverage" if self.use_granular_hit_rate else "ranking"
 
 
 class MRR(_CoreMetric):
@@ -294,7 +266,6 @@ class Recall(_CoreMetric):
 
     _llama_name: ClassVar[str] = "recall"
     _core_cls: ClassVar[type[measures.Metric]] = measures.Recall
-    _text_kind: ClassVar[str] = "coverage"
 
 
 class F1(_CoreMetric):
@@ -302,7 +273,6 @@ class F1(_CoreMetric):
 
     _llama_name: ClassVar[str] = "f1"
     _core_cls: ClassVar[type[measures.Metric]] = measures.F1
-    _text_kind: ClassVar[str] = "f1"
 
 
 class AveragePrecision(_CoreMetric):
