@@ -25,13 +25,9 @@ MISSING: tuple[str, ...] = ("zero", "skip", "error")
 
 
 def check_metrics(metrics: MetricLike | Iterable[MetricLike] | None) -> list[Metric]:
-    """The metrics asked for, parsed; ``None`` or an empty list is an error naming the argument."""
-    if metrics is None:
-        raise TypeError("metrics is missing: name at least one metric, e.g. ['ndcg@10', 'mrr', 'recall@100']")
-    measures = parse_metrics(metrics)
-    if not measures:
-        raise ValueError("metrics is empty: name at least one metric, e.g. ['ndcg@10', 'mrr', 'recall@100']")
-    return measures
+    """The metrics asked for, parsed; ``None`` or an empty list is an error naming the argument
+    (:func:`~rag_eval_adapters.measures.parse_metrics`)."""
+    return parse_metrics(metrics)
 
 
 def check_missing(missing: Any) -> str:

@@ -37,6 +37,8 @@ from .measures import MetricLike
 
 __all__ = ["evaluate_columns"]
 
+_MAX_FLOAT = 1.7976931348623157e308
+
 
 def evaluate_columns(
     qrels: Any,
@@ -70,8 +72,9 @@ def evaluate_columns(
     rq, rd, order_col = _columns(run, "run", ("query_id", "doc_id", "score" if by_score else "rank"))
     if not jq.shape[0]:
         raise ValueError("qrels is empty: there is nothing to evaluate against")
-    grade = _floats(grade, "qrels", "grade")
-    order_col = _floats(order_col, "run", "score" if by_score else "rank")
+    raw_grade, raw_order = grade, order_col
+    grade, huge_grade = _floats(grade, "qrels", "grade")
+    order_col, huge_order = _floats(order_col, "run", "score" if by_score else "rank")
 
     # ---- integer codes: queries in qrels order of first appearance, documents shared by qrels and run
     (jqc, rqc), query_ids = _factorize_together(jq, rq)
@@ -84,7 +87,11 @@ def evaluate_columns(
     exact = jdv.dtype != object  # integer ids are their own keys; others are hashed, and matches verified
     jk = _keys(jdv)
     errors: dict[int, str] = {}
-    _check_qrels(errors, jqc, jk, jdv, grade, exact, query_ids)
+    _check_qrels(errors, jqc, jk, jdv, grade, exact, query_ids, np.where(huge_grade, raw_grade, grade))
+    huge = np.flatnonzero(huge_order)
+    _reject(errors, rqc[huge], query_ids,
+            lambda q, i: _message(rank_by_score, {rdv[i]: raw_order[i]}, q, "run") if by_score
+            else f"query {q!r}: run holds a rank too large for a float64", huge)
 
     in_qrels = rqc < nq
     not_in_qrels = int(np.unique(rqc[~in_qrels]).shape[0])
@@ -118,11 +125,11 @@ def evaluate_columns(
     return finish(measures, judged, [query_ids[q] for q in ok.tolist()], error_text, counts, level)
 
 
-def _check_qrels(errors, jqc, jk, jdv, grade, exact, query_ids) -> None:
-    """Record the queries whose qrels hold a grade that is not finite or judge a document twice."""
+def _check_qrels(errors, jqc, jk, jdv, grade, exact, query_ids, given) -> None:
+    """Record the queries whose qrels hold a grade that is not finite (``given`` as written) or judge a
+    document twice."""
     bad = np.flatnonzero(~np.isfinite(grade))
-    _reject(errors, jqc[bad], query_ids, lambda q, i: _message(check_grade, grade[i], jdv[i], "qrels", q),
-            bad)
+    _reject(errors, jqc[bad], query_ids, lambda q, i: _message(check_grade, _plain(given[i]), jdv[i], "qrels", q), bad)
     jorder = np.lexsort((jk, jqc))
     same = np.flatnonzero((jqc[jorder][1:] == jqc[jorder][:-1]) & (jk[jorder][1:] == jk[jorder][:-1]))
     a, b = jorder[same], jorder[same + 1]
@@ -238,21 +245,40 @@ def _columns(table: Any, field: str, wanted: tuple[str, str, str]) -> tuple[np.n
         column = table[name]
         if hasattr(column, "to_numpy") and not isinstance(column, np.ndarray):
             column = column.to_numpy(zero_copy_only=False) if _is_arrow(column) else column.to_numpy()
-        out.append(np.asarray(column))
+        array = np.asarray(column)
+        if array.ndim != 1:
+            got = f"a scalar ({_short(column)})" if array.ndim == 0 else f"a {array.ndim}-D array of shape {array.shape}"
+            raise ValueError(f"{field}: the {name} column must be 1-D, one value per row; got {got}")
+        out.append(array)
     if len({c.shape[0] for c in out}) != 1:
         raise ValueError(f"{field}: the columns {list(wanted)} have different lengths")
     return tuple(out)
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python number it holds (for messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _is_arrow(column: Any) -> bool:
     return type(column).__module__.startswith("pyarrow")
 
 
-def _floats(column: np.ndarray, field: str, name: str) -> np.ndarray:
+def _floats(column: np.ndarray, field: str, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The column as float64, and the mask of values too large for a float64 (NaN in the result)."""
     if column.dtype.kind == "b":
         raise TypeError(f"{field}: the {name} column holds booleans; it must hold numbers")
     try:
-        return np.asarray(column, dtype=np.float64)
+        return np.asarray(column, dtype=np.float64), np.zeros(column.shape[0], dtype=bool)
+    except OverflowError:  # Python ints beyond float64: each becomes its query's error
+        huge = np.fromiter((isinstance(v, int) and abs(v) > _MAX_FLOAT for v in column), dtype=bool,
+                           count=column.shape[0])
+        return np.asarray(np.where(huge, math.nan, column).astype(np.float64)), huge
     except (TypeError, ValueError):
         raise TypeError(f"{field}: the {name} column must hold numbers, got dtype {column.dtype}") from None
 

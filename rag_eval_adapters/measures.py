@@ -304,6 +304,8 @@ def parse_metric(spec: MetricLike) -> Metric:
 
 def parse_metrics(specs: MetricLike | Iterable[MetricLike]) -> list[Metric]:
     """Metric objects from names and/or objects, duplicates (same key) dropped, order kept."""
+    if specs is None:
+        raise TypeError("metrics is missing (None): name at least one metric, e.g. ['ndcg@10', 'mrr']")
     if isinstance(specs, (str, Metric)):
         specs = [specs]
     out: dict[str, Metric] = {}

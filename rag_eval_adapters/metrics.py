@@ -47,6 +47,17 @@ Expected = Union[Iterable[Hashable], Mapping[Hashable, float]]
 Retrieved = Union[Sequence[Hashable], Mapping[Hashable, float]]
 
 
+def _finite(value: float, name: str, query_id: Hashable | None) -> float:
+    """``value``, or a ValueError when a DCG overflows float64 (grades too large for the gain)."""
+    if value != value or value in (float("inf"), float("-inf")):
+        where = "" if query_id is None else f"query {query_id!r}: "
+        raise ValueError(
+            f"{where}{name} is not a finite number: the grades are too large; use grades whose gains and their "
+            "sum fit in a float64 (below 1024 with exponential gain)"
+        )
+    return value
+
+
 def _judge(retrieved_ids, expected, relevance_level, query_id) -> Judged:
     judged = as_judgments(expected, query_id)
     ranking = as_ranking(retrieved_ids, query_id)
@@ -202,7 +213,7 @@ def dcg(
     4.2619
     """
     k, gain = check_k(k), check_gain(gain)
-    return float(_judge(retrieved_ids, expected, 1, query_id).dcg(k, gain)[0])
+    return _finite(float(_judge(retrieved_ids, expected, 1, query_id).dcg(k, gain)[0]), "dcg", query_id)
 
 
 def idcg(
@@ -218,7 +229,8 @@ def idcg(
     3.0
     """
     k, gain = check_k(k), check_gain(gain)
-    return float(Judged.from_rankings([[]], [as_judgments(expected, query_id)]).idcg(k, gain)[0])
+    return _finite(float(Judged.from_rankings([[]], [as_judgments(expected, query_id)]).idcg(k, gain)[0]), "idcg",
+                   query_id)
 
 
 def ndcg(
@@ -251,7 +263,7 @@ def dcg_at_k(relevances: Sequence[float], k: int | None = None, gain: str = "lin
     6.1487
     """
     k, gain = check_k(k), check_gain(gain)
-    return float(Judged.from_grades(_grades(relevances)).dcg(k, gain)[0])
+    return _finite(float(Judged.from_grades(_grades(relevances)).dcg(k, gain)[0]), "dcg", None)
 
 
 def idcg_at_k(relevances: Sequence[float], k: int | None = None, gain: str = "linear") -> float:
@@ -261,7 +273,7 @@ def idcg_at_k(relevances: Sequence[float], k: int | None = None, gain: str = "li
     6.3235
     """
     k, gain = check_k(k), check_gain(gain)
-    return float(Judged.from_grades(_grades(relevances)).idcg(k, gain)[0])
+    return _finite(float(Judged.from_grades(_grades(relevances)).idcg(k, gain)[0]), "idcg", None)
 
 
 def ndcg_at_k(relevances: Sequence[float], k: int | None = None, gain: str = "linear") -> float:

@@ -295,6 +295,8 @@ class RetrievalMetricsEvaluator(_RetrievalEvaluator):
     ) -> None:
         super().__init__(reference_key=reference_key, documents_key=documents_key, id_key=id_key, id_fn=id_fn,
                          relevance_level=relevance_level, text_key=text_key, matcher=matcher)
+        if metrics is None:
+            raise TypeError("metrics is missing (None): name at least one, e.g. ['hit_rate@3', 'mrr', 'ndcg@10']")
         specs = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
         parsed = [_bounded(parse_metric(spec)) for spec in specs]
         if not parsed:

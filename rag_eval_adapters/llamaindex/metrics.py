@@ -316,6 +316,8 @@ def metrics_from_names(
     >>> metrics_from_names(["hit_rate@3", "ndcg_exp@10", "mrr"])
     [HitRate(top_k=3), NDCG(top_k=10, mode='exponential'), MRR()]
     """
+    if names is None:
+        raise TypeError("names is missing (None): name at least one metric, e.g. ['hit_rate@3', 'mrr']")
     names = _refuse_rerank_names(names)
     out = []
     for metric in measures.parse_metrics(names):
