@@ -86,7 +86,8 @@ def _short(value: Any) -> str:
 
 def twice_message(query_id: Any, field: str, doc: Any, what: str) -> str:
     """The error of an input that gives one document two grades or two scores."""
-    return f"{where(query_id)}{field} {what}s the document {doc!r} twice; keep one {what} per document"
+    verb = "judges" if what == "grade" else f"{what}s"
+    return f"{where(query_id)}{field} {verb} a document twice ({doc!r}); keep one {what} per document"
 
 
 def _is_pandas(value: Any) -> bool:
