@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from itertools import chain, repeat
-from operator import attrgetter, contains, is_
+from operator import attrgetter, contains, is_, itemgetter
 from typing import Any
 
 import numpy as np
@@ -46,6 +46,7 @@ _REAL_TYPES = frozenset(
      np.uint64, np.uint32, np.uint16, np.uint8}
 )
 _get = attrgetter("get")
+_first = itemgetter(0)
 _values = dict.values
 
 
@@ -78,99 +79,23 @@ def judge_batch(
     """
     n = len(judgments)
     precise = np.zeros(n, dtype=bool)  # queries for the per-query validators
-
-    # ---- qrels: vectorised checks over every dict entry
-    jfast = np.fromiter(map(is_, map(type, judgments), repeat(dict)), dtype=bool, count=n)
-    jlen = np.zeros(n, dtype=np.int64)
-    fast_idx = np.flatnonzero(jfast)
-    jdicts = _pick(judgments, fast_idx, n)
-    jlen[fast_idx] = np.fromiter(map(len, jdicts), dtype=np.int64, count=len(jdicts))
-    bad = jfast & (jlen == 0)
-    if any(map(contains, jdicts, repeat(None))):
-        bad[fast_idx[[None in j for j in jdicts]]] = True
-    values = list(chain.from_iterable(map(_values, jdicts)))  # iterated twice: a list is cheaper than 2 chains
-    types = set(map(type, values))
-    if not types <= _REAL_TYPES:
-        odd = [not set(map(type, j.values())) <= _REAL_TYPES for j in jdicts]
-        bad[fast_idx[odd]] = True
-    precise |= ~jfast | bad
-    jlen[precise] = 0
-    if bad.any():  # leave out the grades of the rejected entries
-        jdicts = _pick(judgments, np.flatnonzero(~precise), n)
-        values = list(chain.from_iterable(map(_values, jdicts)))
-    try:
-        grades = np.fromiter(values, dtype=np.float64, count=int(jlen.sum()))
-    except OverflowError:  # an int too large for a float64: to the per-query validators, which name it
-        huge = [any(type(g) is int and abs(g) > _MAX_FLOAT for g in j.values()) for j in jdicts]
-        precise[np.flatnonzero(~precise)[huge]] = True
-        jlen[precise] = 0
-        values = list(chain.from_iterable(map(_values, _pick(judgments, np.flatnonzero(~precise), n))))
-        grades = np.fromiter(values, dtype=np.float64, count=int(jlen.sum()))
-    del values
+    jlen, grades = _grades(judgments, precise)
     judged_q = np.repeat(np.arange(n, dtype=np.int64), jlen)
     nonfinite = ~np.isfinite(grades)
     if nonfinite.any():
         precise[np.unique(judged_q[nonfinite])] = True
-
-    # ---- runs: classify, then chunk by chunk
-    kinds = np.fromiter(map(_KINDS.get, map(type, runs), repeat(_OTHER)), dtype=np.int8, count=n)
-    precise |= kinds == _OTHER
-    listed = np.flatnonzero((kinds == _LISTED) & ~precise)
-    if listed.shape[0]:  # lists of (doc_id, score) pairs: the per-query validators read them as scores
-        firsts = [r[0] if r else None for r in _pick(runs, listed, n)]
-        precise[listed[[type(f) is tuple for f in firsts]]] = True
-    n_ret = np.zeros(n, dtype=np.int64)
-    hit_j = []  # flat judged-entry index of each hit (gives query and grade)
-    hit_r = []  # its 1-based rank
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(jlen, out=offsets[1:])
-    for kind, handler in ((_SCORED, _scored_chunk), (_LISTED, _listed_chunk)):
-        members = np.flatnonzero((kinds == kind) & ~precise)
-        for start in range(0, members.shape[0], CHUNK):
-            idx = members[start:start + CHUNK]
-            jd = _pick(judgments, idx, n)
-            rd = _pick(runs, idx, n)
-            counts, hits_local, ranks, failed = handler(rd, jd)
-            n_ret[idx] = counts
-            if failed.any():
-                precise[idx[failed]] = True
-            if hits_local.shape[0]:
-                # hits_local indexes the chunk's flat judged entries: make it a global flat index
-                local_off = np.zeros(idx.shape[0] + 1, dtype=np.int64)
-                np.cumsum(jlen[idx], out=local_off[1:])
-                qloc = np.searchsorted(local_off, hits_local, side="right") - 1
-                hit_j.append(offsets[idx[qloc]] + hits_local - local_off[qloc])
-                hit_r.append(ranks)
-
-    # ---- queries for the precise per-query path
-    errors: dict[int, str] = {}
-    slow_pos: list[int] = []
-    slow_rank: list[list[Hashable]] = []
-    slow_judged: list[dict[Hashable, float]] = []
-    for i in np.flatnonzero(precise).tolist():
-        qid = query_ids[i]
-        try:
-            judged = as_judgments(judgments[i], qid, "qrels")
-            ranking = [] if runs[i] is ABSENT else as_ranking(runs[i], qid, "run")
-        except (TypeError, ValueError) as exc:
-            errors[i] = str(exc)
-            continue
-        slow_pos.append(i)
-        slow_rank.append(ranking)
-        slow_judged.append(judged)
+    n_ret, hj, hr = _rank_runs(judgments, runs, jlen, precise)
+    slow_pos, slow_rank, slow_judged, errors = _precise(judgments, runs, query_ids, precise)
 
     # ---- assemble, in query order, the scored queries only
     scored = ~precise
-    for i in slow_pos:
-        scored[i] = True
+    scored[slow_pos] = True
     ok = np.flatnonzero(scored)
     new_index = np.full(n, -1, dtype=np.int64)
     new_index[ok] = np.arange(ok.shape[0], dtype=np.int64)
 
     fast_rows = ~precise[judged_q]
     fq, fg = judged_q[fast_rows], grades[fast_rows]
-    hj = np.concatenate(hit_j) if hit_j else np.zeros(0, dtype=np.int64)
-    hr = np.concatenate(hit_r) if hit_r else np.zeros(0, dtype=np.int64)
     keep = ~precise[judged_q[hj]]
     hj, hr = hj[keep], hr[keep]
     hq, hg = new_index[judged_q[hj]], grades[hj]
@@ -191,6 +116,102 @@ def judge_batch(
         ig = np.concatenate([ig, slow.ideal_grade])
 
     return ok, assemble(out_ret, n_rel, hq, hr, hg, iq, ig, relevance_level), errors
+
+
+def _grades(judgments: Sequence[Any], precise: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorised checks over every plain-dict qrels entry: (entries per query, their grades, flat).
+
+    Queries that need the per-query validators are marked in ``precise`` and count no entries here.
+    """
+    n = len(judgments)
+    jfast = np.fromiter(map(is_, map(type, judgments), repeat(dict)), dtype=bool, count=n)
+    jlen = np.zeros(n, dtype=np.int64)
+    fast_idx = np.flatnonzero(jfast)
+    jdicts = _pick(judgments, fast_idx, n)
+    jlen[fast_idx] = np.fromiter(map(len, jdicts), dtype=np.int64, count=len(jdicts))
+    bad = jfast & (jlen == 0)
+    if any(map(contains, jdicts, repeat(None))):
+        bad[fast_idx[[None in j for j in jdicts]]] = True
+    values = list(chain.from_iterable(map(_values, jdicts)))  # iterated twice: a list is cheaper than 2 chains
+    types = set(map(type, values))
+    if not types <= _REAL_TYPES:
+        odd = [not set(map(type, j.values())) <= _REAL_TYPES for j in jdicts]
+        bad[fast_idx[odd]] = True
+    precise |= ~jfast | bad
+    jlen[precise] = 0
+    if bad.any():  # leave out the grades of the rejected entries
+        jdicts = _pick(judgments, np.flatnonzero(~precise), n)
+        values = list(chain.from_iterable(map(_values, jdicts)))
+    try:
+        return jlen, np.fromiter(values, dtype=np.float64, count=int(jlen.sum()))
+    except OverflowError:  # an int too large for a float64: to the per-query validators, which name it
+        huge = [any(type(g) is int and abs(g) > _MAX_FLOAT for g in j.values()) for j in jdicts]
+        precise[np.flatnonzero(~precise)[huge]] = True
+        jlen[precise] = 0
+        values = list(chain.from_iterable(map(_values, _pick(judgments, np.flatnonzero(~precise), n))))
+        return jlen, np.fromiter(values, dtype=np.float64, count=int(jlen.sum()))
+
+
+def _rank_runs(judgments: Sequence[Any], runs: Sequence[Any], jlen: np.ndarray, precise: np.ndarray):
+    """Classify the run entries and rank the judged documents of the dicts and lists, chunk by chunk.
+
+    Returns ``(n_ret, hit_j, hit_r)``: distinct retrieved per query, and for each hit its flat judged-entry index
+    (which gives its query and grade) and its 1-based rank. Queries that fail a check are marked ``precise``.
+    """
+    n = len(runs)
+    kinds = np.fromiter(map(_KINDS.get, map(type, runs), repeat(_OTHER)), dtype=np.int8, count=n)
+    precise |= kinds == _OTHER
+    listed = np.flatnonzero((kinds == _LISTED) & ~precise)
+    if listed.shape[0]:  # lists of (doc_id, score) pairs: the per-query validators read them as scores
+        lists = _pick(runs, listed, n)
+        try:
+            first_types = set(map(type, map(_first, lists)))
+        except IndexError:  # an empty list among them
+            first_types = {type(r[0]) for r in lists if r}
+        if tuple in first_types:
+            precise[listed[[bool(r) and type(r[0]) is tuple for r in lists]]] = True
+    n_ret = np.zeros(n, dtype=np.int64)
+    hit_j, hit_r = [], []
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(jlen, out=offsets[1:])
+    for kind, handler in ((_SCORED, _scored_chunk), (_LISTED, _listed_chunk)):
+        members = np.flatnonzero((kinds == kind) & ~precise)
+        for start in range(0, members.shape[0], CHUNK):
+            idx = members[start:start + CHUNK]
+            counts, hits_local, ranks, failed = handler(_pick(runs, idx, n), _pick(judgments, idx, n))
+            n_ret[idx] = counts
+            if failed.any():
+                precise[idx[failed]] = True
+            if hits_local.shape[0]:
+                # hits_local indexes the chunk's flat judged entries: make it a global flat index
+                local_off = np.zeros(idx.shape[0] + 1, dtype=np.int64)
+                np.cumsum(jlen[idx], out=local_off[1:])
+                qloc = np.searchsorted(local_off, hits_local, side="right") - 1
+                hit_j.append(offsets[idx[qloc]] + hits_local - local_off[qloc])
+                hit_r.append(ranks)
+    empty = np.zeros(0, dtype=np.int64)
+    return n_ret, np.concatenate(hit_j) if hit_j else empty, np.concatenate(hit_r) if hit_r else empty
+
+
+def _precise(judgments: Sequence[Any], runs: Sequence[Any], query_ids: Sequence[Hashable], precise: np.ndarray):
+    """The per-query validators on the marked queries: (positions, rankings, judgments) of the valid ones, and
+    position -> message of the others."""
+    errors: dict[int, str] = {}
+    positions: list[int] = []
+    rankings: list[list[Hashable]] = []
+    judged_list: list[dict[Hashable, float]] = []
+    for i in np.flatnonzero(precise).tolist():
+        qid = query_ids[i]
+        try:
+            judged = as_judgments(judgments[i], qid, "qrels")
+            ranking = [] if runs[i] is ABSENT else as_ranking(runs[i], qid, "run")
+        except (TypeError, ValueError) as exc:
+            errors[i] = str(exc)
+            continue
+        positions.append(i)
+        rankings.append(ranking)
+        judged_list.append(judged)
+    return positions, rankings, judged_list, errors
 
 
 def _pick(items: Sequence[Any], idx: np.ndarray, n: int) -> list[Any]:

@@ -98,20 +98,20 @@ def finish(
 
     errors = dict(errors)
     query_ids = list(query_ids)
-    if isinstance(compute, Judged):
-        judged = compute
+    judged = compute if isinstance(compute, Judged) else None
+    if judged is not None:
         compute = lambda metric: metric.compute(judged)  # noqa: E731
-        if top_grades is None:
-            top_grades = np.zeros(judged.n_queries)
-            np.maximum.at(top_grades, judged.ideal_q, judged.ideal_grade)
     values = np.empty((len(query_ids), len(measures)), dtype=np.float64)
     for j, measure in enumerate(measures):
         values[:, j] = compute(measure) if query_ids else ()
     bad = ~np.isfinite(values).all(axis=1)
     if bad.any():
+        if top_grades is None and judged is not None:
+            top_grades = np.zeros(judged.n_queries)
+            np.maximum.at(top_grades, judged.ideal_q, judged.ideal_grade)
         for i in np.flatnonzero(bad).tolist():
             key = measures[int(np.argmin(np.isfinite(values[i])))].key
-            grade = "" if top_grades is None else f" its largest grade, {top_grades[i]!r}, is too large:"
+            grade = "" if top_grades is None else f" its largest grade, {float(top_grades[i])!r}, is too large:"
             errors[query_ids[i]] = (
                 f"query {query_ids[i]!r}: {key} is not a finite number;{grade} use grades whose gains and their "
                 "sum fit in a float64 (below 1024 with exponential gain)"

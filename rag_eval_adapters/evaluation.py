@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from functools import cached_property
 from itertools import compress, repeat
+from operator import is_
 from typing import Any, Literal
 
 import numpy as np
@@ -172,7 +173,7 @@ def evaluate(
 
     query_ids = list(qrels)
     runs = _entries(run, query_ids)
-    absent = [q for q, r in zip(query_ids, runs) if r is ABSENT]
+    absent = list(compress(query_ids, map(is_, runs, repeat(ABSENT))))
     apply_missing(absent, len(query_ids), missing)
     counts = {"queries": len(qrels), "scored": 0, "missing_from_run": len(absent),
               "not_in_qrels": _count_not_in(run, qrels), "errors": 0}
@@ -209,8 +210,8 @@ def query_details(
     ok, judged, _ = judge_batch([qrels[q] for q in query_ids], _entries(run, query_ids), query_ids, level)
     first = np.zeros(judged.n_queries, dtype=np.int64)
     relevant = judged.hit_grade >= level
-    rows, ranks = judged.hit_q[relevant][::-1], judged.hit_rank[relevant][::-1]
-    first[rows] = ranks  # rows come sorted by rank within a query: reversed, the best rank is written last
+    rows, at = np.unique(judged.hit_q[relevant], return_index=True)  # hits are sorted by query, then rank
+    first[rows] = judged.hit_rank[relevant][at]
     return {
         query_ids[i]: {
             "relevant": int(judged.n_rel[j]),
