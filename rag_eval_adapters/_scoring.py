@@ -94,7 +94,7 @@ def finish(
     ``errors`` with a message naming the metric and its largest grade (``top_grades``), and the others are
     still reported. Raises ``ValueError`` when no query could be scored.
     """
-    from .evaluation import Report
+    from .report import Report
 
     errors = dict(errors)
     query_ids = list(query_ids)
@@ -110,7 +110,7 @@ def finish(
             top_grades = np.zeros(judged.n_queries)
             np.maximum.at(top_grades, judged.ideal_q, judged.ideal_grade)
         for i in np.flatnonzero(bad).tolist():
-            key = measures[int(np.argmin(np.isfinite(values[i])))].key
+            key = measures[int(np.argmin(np.isfinite(values[i])))].label
             grade = "" if top_grades is None else f" its largest grade, {float(top_grades[i])!r}, is too large:"
             errors[query_ids[i]] = (
                 f"query {query_ids[i]!r}: {key} is not a finite number;{grade} use grades whose gains and their "

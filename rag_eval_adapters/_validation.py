@@ -1,20 +1,18 @@
 """Input checks shared by the per-query functions and the batch evaluation.
 
-Every error names the field, and the query when one is known, and says how to fix the input.
+Every error names the field, and the query when one is known, and says how to fix the input. The checks of
+single values (cutoff, level, gain, grade, score) live in :mod:`rag_eval_adapters.validation` and are
+re-exported here.
 """
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Hashable, Iterable, Mapping, Set
 from typing import Any
 
-from ._kernel import GAINS
 from ._ranking import trec_order
-
-#: the largest cutoff: beyond it every ranking is whole anyway (and k must fit in an int64)
-MAX_K = 2**62
+from .validation import check_gain, check_grade, check_k, check_level, check_score, where
 
 __all__ = [
     "where",
@@ -27,61 +25,18 @@ __all__ = [
     "rank_by_score",
     "as_entry",
     "twice_message",
+    "finite",
 ]
 
 
-def where(query_id: Any) -> str:
-    """The prefix naming the query in an error message."""
-    return "" if query_id is None else f"query {query_id!r}: "
-
-
-def check_k(k: Any, field: str = "k") -> int | None:
-    """A cutoff: None (the whole list) or a positive int."""
-    if k is None:
-        return None
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise TypeError(f"{field} must be a positive int or None (the whole list), got {k!r}")
-    if k < 1:
-        raise ValueError(f"{field} must be a positive int or None (the whole list), got {k!r}")
-    if k > MAX_K:
-        raise ValueError(f"{field} must be at most 2**62 (use None for the whole list), got a {len(str(k))}-digit number")
-    return int(k)
-
-
-def check_gain(gain: Any) -> str:
-    if gain not in GAINS:
-        raise ValueError(f"gain must be 'linear' (g = rel) or 'exponential' (g = 2**rel - 1), got {gain!r}")
-    return gain
-
-
-def check_level(level: Any) -> float:
-    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not math.isfinite(level):
-        raise TypeError(f"relevance_level must be a finite number (a grade threshold), got {level!r}")
-    return float(level)
-
-
-def check_grade(grade: Any, doc: Any, field: str, query_id: Any) -> float:
-    if isinstance(grade, bool) or not isinstance(grade, numbers.Real):
-        raise TypeError(
-            f"{where(query_id)}{field}[{doc!r}] must be a number (a relevance grade), got {grade!r}"
+def finite(value: float, name: str, query_id: Any = None) -> float:
+    """``value``, or a ``ValueError`` naming the query when a metric overflows float64 (a DCG of huge grades)."""
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(
+            f"{where(query_id)}{name} is not a finite number: the grades are too large; use grades whose gains "
+            "and their sum fit in a float64 (below 1024 with exponential gain)"
         )
-    value = _float(grade)
-    if not math.isfinite(value):
-        raise ValueError(f"{where(query_id)}{field}[{doc!r}] must be a finite grade, got {_short(grade)}")
     return value
-
-
-def _float(value: Any) -> float:
-    """``float(value)``, NaN for a number too large for a float64 (the callers name it in their message)."""
-    try:
-        return float(value)
-    except OverflowError:
-        return math.nan
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
 
 
 def twice_message(query_id: Any, field: str, doc: Any, what: str) -> str:
@@ -206,18 +161,7 @@ def rank_by_score(scores: Mapping[Hashable, Any], query_id: Any = None, field: s
     items = []
     for doc, score in scores.items():
         _check_id(doc, field, query_id)
-        if isinstance(score, bool) or not isinstance(score, numbers.Real):
-            raise TypeError(f"{where(query_id)}{field}[{doc!r}] must be a numeric score, got {score!r}")
-        try:
-            value = float(score)
-        except OverflowError:
-            raise ValueError(
-                f"{where(query_id)}{field}[{doc!r}] is too large for a float64 ({_short(score)}); "
-                "scores must fit in a float64 to rank by"
-            ) from None
-        if math.isnan(value):
-            raise ValueError(f"{where(query_id)}{field}[{doc!r}] is NaN; scores must be numbers to rank by")
-        items.append((value, doc))
+        items.append((check_score(score, doc, field, query_id), doc))
     try:
         return trec_order(items)
     except TypeError:

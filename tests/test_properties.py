@@ -106,8 +106,7 @@ def test_the_llamaindex_metrics_are_finite_and_equal_the_core(judged, run, level
     from rag_eval_adapters.llamaindex import metrics_from_names
 
     ranking = list(run)  # the adapters take ranked lists
-    adapted = [name for name in BOUNDED if name != "r_precision"]  # no LlamaIndex adapter for R-precision yet
-    for metric, name in zip(metrics_from_names(adapted, relevance_level=level), adapted):
+    for metric, name in zip(metrics_from_names(BOUNDED, relevance_level=level), BOUNDED):
         result = metric.compute(expected_ids=list(judged), retrieved_ids=ranking, expected_relevance=judged)
         assert in_unit_interval([result.score])
         assert result.score == parse_metric(name).score(ranking, judged, relevance_level=level)

@@ -16,7 +16,7 @@ import importlib
 import sys
 from typing import Optional, Sequence, TextIO
 
-from .._version import __version__
+from .. import __version__
 from ._common import CLIError, _one_line, progress_enabled
 
 __all__ = ["main", "build_parser", "CLIError", "progress_enabled", "COMMANDS"]

@@ -33,10 +33,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Optional, TextIO
 
+from ..measures import default_metric_names
+
 __all__ = ["load_corpus", "load_queries", "load_qrels", "data_path", "run_demo", "DemoResult", "DEMO_METRICS"]
 
 DEMO_K = (1, 3, 5, 10, 20)
-DEMO_METRICS = [f"{m}@{k}" for m in ("hit_rate", "mrr", "precision", "recall", "f1", "ap", "ndcg") for k in DEMO_K]
+DEMO_METRICS = [f"{m}@{k}" for m in default_metric_names() for k in DEMO_K]
 GRADED_METRICS = ["ndcg@5", "ndcg@10", "ndcg_exp@10"]
 ANSWER_METRICS = ["hit_rate@1", "hit_rate@5", "mrr@10"]  # at relevance level 2: the answer passage
 
@@ -91,20 +93,6 @@ class DemoResult:
         )
 
 
-class _PerQueryReport:
-    """A minimal report (mean, per_query, counts, errors) built from the adapters' per-query results."""
-
-    def __init__(self, keys: list[str], per_query: dict[str, dict[str, float]], errors: dict[str, str], total: int):
-        self.per_query = per_query
-        self.errors = errors
-        n = len(per_query)
-        self.mean = {k: (sum(v[k] for v in per_query.values()) / n if n else 0.0) for k in keys}
-        self.counts = {"queries": total, "scored": n, "errors": len(errors)}
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"mean": self.mean, "per_query": self.per_query, "counts": self.counts, "errors": self.errors}
-
-
 def _evaluate_with_llamaindex(retriever: Any, queries: dict[str, str], qrels: dict, show_progress: bool):
     """Run LlamaIndex's RetrieverEvaluator with the adapter metrics over every judged query."""
     from ..llamaindex import evaluate_retriever
@@ -114,14 +102,8 @@ def _evaluate_with_llamaindex(retriever: Any, queries: dict[str, str], qrels: di
         {"query": queries[q], "expected_ids": [d for d, g in qrels[q].items() if g >= 1]} for q in qids
     ]
     result = evaluate_retriever(retriever, rows, DEMO_METRICS, workers=4, show_progress=show_progress)
-    per_query: dict[str, dict[str, float]] = {}
-    run: dict[str, list[str]] = {}
-    for index, res in zip(result.indices, result.results):
-        qid = qids[index]
-        per_query[qid] = dict(res.metric_vals_dict)
-        run[qid] = list(res.retrieved_ids)
-    errors = {qids[e.index]: e.message for e in result.errors}
-    return _PerQueryReport(list(result.mean) or list(DEMO_METRICS), per_query, errors, len(qids)), run, result.mean
+    run = {qids[index]: list(res.retrieved_ids) for index, res in zip(result.indices, result.results)}
+    return result.to_report(query_ids=qids), run, result.mean
 
 
 def _write_run(path: Path, run: dict[str, list[str]]) -> None:
@@ -138,13 +120,6 @@ def _worst(report: Any, queries: dict[str, str], metric: str, n: int = 5) -> lis
         value = report.per_query.get(qid, {}).get(metric)
         rows.append([qid, queries.get(qid, ""), "-" if value is None else f"{value:.4f}"])
     return rows
-
-
-def _is_tty(stream: TextIO) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
 
 
 def run_demo(
@@ -167,6 +142,7 @@ def run_demo(
     from rich.text import Text
 
     from .. import evaluate
+    from ..progress import is_terminal
     from ..compare import Comparison, compare_reports
     from ..reports import (
         comparison_tables,
@@ -183,7 +159,7 @@ def run_demo(
     if not isinstance(top_k, int) or top_k < max(DEMO_K):
         raise ValueError(f"top_k must be an integer of at least {max(DEMO_K)} (the largest cutoff), got {top_k!r}")
     started = time.perf_counter()
-    console = Console(file=stdout, width=None if _is_tty(stdout) else 120)
+    console = Console(file=stdout, width=None if is_terminal(stdout) else 120)
     out = Path(output_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)

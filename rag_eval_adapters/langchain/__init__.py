@@ -64,6 +64,7 @@ from .evaluators import (
     PrecisionEvaluator,
     RecallEvaluator,
     RetrievalMetricEvaluator,
+    RPrecisionEvaluator,
     RetrievalMetricsEvaluator,
 )
 from .rerank import (
@@ -84,6 +85,7 @@ __all__ = [
     "RecallEvaluator",
     "F1Evaluator",
     "AveragePrecisionEvaluator",
+    "RPrecisionEvaluator",
     "NDCGEvaluator",
     "RerankRelevancyEvaluator",
     "CohereRerankRelevancyEvaluator",

@@ -10,6 +10,7 @@ from typing import Literal
 
 import numpy as np
 
+from ..progress import progress_bar
 from .base import RelevanceScorer, check_scores, validate_query_texts
 from .errors import short_query
 
@@ -187,12 +188,13 @@ def rerank_relevancy_batch(
     """:func:`rerank_relevancy` for every ``{qid: (query, texts)}``, one after another (progress bar on a TTY).
 
     A query that fails (bad input, endpoint error after retries) is recorded in ``errors`` with its message;
-    the others are still scored.
+    the others are still scored. ``progress=False`` hides the bar; otherwise it is drawn on a terminal unless
+    ``TQDM_DISABLE`` says no (:mod:`rag_eval_adapters.progress`).
     """
     check_relevancy_options(scorer, agg, normalize)
     rows = _batch_items(items)
     result = BatchRelevancy()
-    for qid, query, texts in _progress(rows, progress):
+    for qid, query, texts in progress_bar(rows, desc="rerank relevancy", unit="query", show=progress):
         try:
             res = rerank_relevancy_result(query, texts, scorer, agg, normalize=normalize)
         except (ValueError, TypeError, RuntimeError) as exc:
@@ -233,18 +235,3 @@ async def arerank_relevancy_batch(
             result.scores[qid], result.details[qid] = outcome.score, outcome
     return result
 
-
-def _progress(rows: list, progress: bool | None):
-    """``rows`` wrapped in a tqdm bar when tqdm is installed and ``progress`` (default: stderr is a TTY and
-    ``TQDM_DISABLE`` is unset)."""
-    import os
-    import sys
-
-    show = (not os.environ.get("TQDM_DISABLE") and sys.stderr.isatty()) if progress is None else progress
-    if not show:
-        return rows
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return rows
-    return tqdm(rows, desc="rerank relevancy")

@@ -1,6 +1,7 @@
-"""Writes the demo's corpus, queries and graded judgments (``data/*.jsonl``), deterministically.
+"""Writes the demo's corpus, queries and graded judgments (``rag_eval_adapters/demo/data/*.jsonl``), deterministically.
 
-Run ``python -m rag_eval_adapters.demo.build_data`` to regenerate the shipped files.  The text was
+A development tool, not part of the package (the wheel ships only the data files it writes): run
+``python tools/build_demo_data.py`` from the repository to regenerate them.  The text was
 written for this project: eight topics, six subjects each, five short passages per subject
 (240 passages), and one or two questions per subject.
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-DATA_DIR = Path(__file__).resolve().parent / "data"
+DATA_DIR = Path(__file__).resolve().parents[1] / "rag_eval_adapters" / "demo" / "data"
 
 # topic -> subject -> five passages
 PASSAGES: dict[str, dict[str, list[str]]] = {
