@@ -29,6 +29,10 @@ __all__ = [
 ]
 
 
+#: below this many (hit, document) pairs, ties are counted by a scan (cheaper than sorting for small queries)
+_SCAN = 4096
+
+
 def trec_order(scored: Iterable[tuple[float, Hashable]]) -> list[Hashable]:
     """Doc ids of ``(score, doc_id)`` pairs in trec_eval's order: score descending, ties by doc id descending.
 
@@ -45,9 +49,14 @@ def ties_after(
     """For each document ``(hit_ids[h], hit_scores[h])`` of one query: how many of the query's documents
     (``ids``, scored ``scores``) share its score and have a greater id, i.e. come before it in trec_eval's order.
 
-    Cost: one pass over the scores and one sort of the ids that share a hit's score (never a scan of the query
-    per hit). Raises ``TypeError`` when tied ids cannot be compared.
+    Cost: one pass over the scores and one sort of the ids that share a hit's score, never a scan of the query
+    per hit (except for small queries, where a scan of at most ``_SCAN`` pairs is cheaper than the sort's
+    set-up). Raises ``TypeError`` when tied ids cannot be compared.
     """
+    if len(hit_ids) * len(ids) <= _SCAN:
+        values = np.asarray(scores, dtype=np.float64).tolist()
+        return [sum(1 for d, v in zip(ids, values) if v == s and d > doc)
+                for doc, s in zip(hit_ids, np.asarray(hit_scores, dtype=np.float64).tolist())]
     picked = np.flatnonzero(np.isin(scores, hit_scores))
     picked = picked[np.argsort(scores[picked], kind="stable")]
     values = scores[picked]

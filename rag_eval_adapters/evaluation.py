@@ -101,7 +101,8 @@ def evaluate(
         return _evaluate_texts(measures, expected, runs, query_ids, level, matcher, counts)
     ok, judged, failures = judge_batch(expected, runs, query_ids, level)
     errors = {query_ids[i]: message for i, message in sorted(failures.items())}
-    return finish(measures, judged, [query_ids[i] for i in ok.tolist()], errors, counts, level)
+    scored = query_ids if ok.shape[0] == len(query_ids) else [query_ids[i] for i in ok.tolist()]
+    return finish(measures, judged, scored, errors, counts, level)
 
 
 def query_details(
