@@ -185,4 +185,4 @@ def test_demo_rejects_a_top_k_below_the_largest_cutoff(tmp_path):
     out, err = io.StringIO(), io.StringIO()
     code = main(["demo", "--output-dir", str(tmp_path / "r"), "--top-k", "5"], stdout=out, stderr=err)
     assert code == 2
-    assert err.getvalue().strip().startswith("rag-eval: error: ") and "top_k" in err.getvalue()
+    assert err.getvalue().strip().startswith("rag-eval: error: ") and "--top-k" in err.getvalue()

@@ -2,6 +2,8 @@
 
 ``rag-eval evaluate``  scores one run (TREC or JSONL) against qrels (TREC or JSONL).
 ``rag-eval compare``   scores several runs and tests every pair for significant differences.
+``rag-eval generate``  writes a test set (questions, answers, evidence, relevant chunk ids) from a
+                       corpus with an OpenAI-compatible LLM.
 ``rag-eval demo``      retrieves with BM25 and TF-IDF over a shipped corpus, evaluates both through
                        the LlamaIndex adapters, compares them and writes a report folder.
 
@@ -21,7 +23,7 @@ from ._common import CLIError, _one_line, progress_enabled
 
 __all__ = ["main", "build_parser", "CLIError", "progress_enabled", "COMMANDS"]
 
-COMMANDS = ("evaluate", "compare", "demo")
+COMMANDS = ("evaluate", "compare", "demo", "generate")
 """The subcommands, each a module of this package with ``add_parser(subparsers)``."""
 
 
@@ -62,6 +64,10 @@ def main(argv: Optional[Sequence[str]] = None, *, stdout: Optional[TextIO] = Non
     except ImportError as exc:
         print(f"rag-eval: error: {_one_line(str(exc))}; install the command's dependencies with "
               "pip install 'rag-eval-adapters[cli]'", file=stderr)
+        return 2
+    except (OverflowError, RecursionError, MemoryError) as exc:  # a number or a nesting no input should hold
+        print(f"rag-eval: error: {_one_line(str(exc)) or type(exc).__name__}: an input or option value is too large "
+              "or too deeply nested", file=stderr)
         return 2
     except KeyboardInterrupt:
         print("rag-eval: interrupted", file=stderr)

@@ -28,7 +28,10 @@ def add_parser(sub: Any) -> None:
 
 def cmd_demo(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from ..demo import run_demo
+    from ._io import MAX_RESAMPLES, check_count
 
+    check_count(args.top_k, "--top-k", minimum=20, maximum=1_000_000)
+    check_count(args.permutations, "--permutations", maximum=MAX_RESAMPLES)
     try:
         run_demo(
             output_dir=args.output_dir,
