@@ -21,6 +21,7 @@ from ._version import __version__
 # public name -> submodule that defines it (loaded on first access)
 _LAZY: dict[str, str] = {
     "evaluate": "evaluation",
+    "query_details": "evaluation",
     "evaluate_columns": "columnar",
     "Report": "report",
     "GroupedReport": "report",
@@ -50,7 +51,7 @@ _LAZY: dict[str, str] = {
 
 if TYPE_CHECKING:  # static analysers and IDEs see ordinary imports
     from .columnar import evaluate_columns
-    from .evaluation import evaluate
+    from .evaluation import evaluate, query_details
     from .measures import (
         DCG,
         F1,
@@ -75,6 +76,7 @@ if TYPE_CHECKING:  # static analysers and IDEs see ordinary imports
 __all__ = [
     "__version__",
     "evaluate",
+    "query_details",
     "evaluate_columns",
     "Report",
     "GroupedReport",

@@ -211,16 +211,6 @@ def parse_ks(text: Optional[str]) -> Optional[list[int]]:
     return ks
 
 
-def _ranked(docs: Any) -> list[str]:
-    """Rank a run entry: a list keeps its order; {doc: score} by score desc, doc id desc (trec_eval)."""
-    if isinstance(docs, dict):
-        return [d for d, _ in sorted(docs.items(), key=lambda item: (item[1], item[0]), reverse=True)]
-    seen: dict[str, None] = {}
-    for d in docs:
-        seen.setdefault(d, None)
-    return list(seen)
-
-
 def relevance_level(text: Optional[str]) -> float:
     """``--relevance-level``: any finite number, checked as the core checks it (a judged document is relevant
     when its grade is at least the level; an unjudged one never is)."""
@@ -237,16 +227,14 @@ def relevance_level(text: Optional[str]) -> float:
 
 
 def query_details(qrels: dict, run: dict, relevance_level: float = 1) -> dict:
-    """Per query: judged-relevant count, distinct retrieved count and rank of the first relevant doc."""
+    """Per query: judged-relevant count, distinct retrieved count and rank of the first relevant doc.
+
+    The core ranks the run (:func:`rag_eval_adapters.query_details`), exactly as it ranks for the metrics.
+    """
+    from .. import query_details as core_details
     from ..reports import QueryDetail
 
-    details = {}
-    for qid, judged in qrels.items():
-        relevant = {d for d, g in judged.items() if g >= relevance_level}
-        ranked = _ranked(run.get(qid, []))
-        first = next((i + 1 for i, d in enumerate(ranked) if d in relevant), None)
-        details[qid] = QueryDetail(relevant=len(relevant), retrieved=len(ranked), first_relevant_rank=first)
-    return details
+    return {qid: QueryDetail(**detail) for qid, detail in core_details(qrels, run, relevance_level).items()}
 
 
 def score_run(qrels: dict, run: dict, metrics: Sequence[str], relevance_level: float, name: str, steps: _Steps):
