@@ -57,8 +57,10 @@ from .documents import (
     document_id,
     document_text,
     find_documents,
+    find_expected_texts,
     find_reference,
     retrieved_ids,
+    retrieved_texts,
 )
 from .evaluators import (
     DOCUMENT_KEYS,
@@ -102,6 +104,8 @@ __all__ = [
     "document_text",
     "retrieved_ids",
     "find_reference",
+    "retrieved_texts",
+    "find_expected_texts",
     "AnswerMetricEvaluator",
     "ExactMatchEvaluator",
     "TokenF1Evaluator",
