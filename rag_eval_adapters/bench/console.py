@@ -1,0 +1,50 @@
+"""What ``rag-eval bench`` and ``rag-eval demo`` print: one compact table and the verdict."""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from .scoring import headline_metric
+
+__all__ = ["print_summary", "summary_columns"]
+
+
+def summary_columns(result: Any) -> list[tuple[str, str]]:
+    """``(label, metric key)`` of the printed table: each label says which gain and relevance it uses."""
+    ks = result.settings.ks
+    hit_k = ks[min(2, len(ks) - 1)]
+    ndcg = headline_metric(ks)
+    return [
+        (f"hit rate@{hit_k} (relevant = overlaps evidence)", f"hit_rate@{hit_k}"),
+        (f"MRR@{ndcg.split('@')[1]} (relevant = overlaps evidence)", f"mrr@{ndcg.split('@')[1]}"),
+        (f"nDCG@{ndcg.split('@')[1]} (linear gain = % of evidence span covered)", ndcg),
+    ]
+
+
+def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
+    """Print the configurations' headline numbers and answer scores as a table, then the verdict."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(file=stdout, width=width)
+    table = Table(title="Retrieval by configuration (all evaluated questions)")
+    table.add_column("configuration")
+    columns = summary_columns(result)
+    for label, _ in columns:
+        table.add_column(label, justify="right")
+    answers = any(r.answers for r in result.results)
+    if answers:
+        table.add_column("answer token F1", justify="right")
+        table.add_column("answer similarity (E5 cosine)", justify="right")
+    for r in result.results:
+        row = [r.name] + [f"{r.report.mean[key]:.3f}" for _, key in columns]
+        if answers:
+            values = list(r.answers.values())
+            row += [f"{sum(v[m] for v in values) / len(values):.3f}" if values else "-"
+                    for m in ("token_f1", "semantic_similarity")]
+        table.add_row(*row)
+    console.print(table)
+    console.print(Text("In plain words:", style="bold"))
+    for line in result.verdict:
+        console.print(Text(f"- {line}"), soft_wrap=False)
