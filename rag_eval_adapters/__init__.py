@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ._version import __version__
 from .columnar import evaluate_columns
-from .evaluation import Report, evaluate
+from .evaluation import evaluate
 from .measures import (
     DCG,
     F1,
@@ -29,6 +29,7 @@ from .measures import (
     parse_metric,
     parse_metrics,
 )
+from .report import GroupedReport, GroupStats, Report
 from .trec import read_trec_qrels, read_trec_run
 
 __all__ = [
@@ -36,6 +37,8 @@ __all__ = [
     "evaluate",
     "evaluate_columns",
     "Report",
+    "GroupedReport",
+    "GroupStats",
     "read_trec_qrels",
     "read_trec_run",
     "Metric",

@@ -27,6 +27,8 @@ from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
+from .report import Report, as_report
+
 __all__ = ["PairedComparison", "Comparison", "paired_test", "compare_reports", "compare_per_query"]
 
 _TOL = 1e-12
@@ -229,10 +231,29 @@ def paired_test(
     confidence: float = 0.95,
     seed: Optional[int] = 0,
 ) -> PairedComparison:
-    """Paired t-test, randomization test and bootstrap CI of ``mean(b) - mean(a)``.
+    """Paired t-test, randomization test and bootstrap CI of ``mean(b) - mean(a)`` (see the module docstring).
 
-    ``a[i]`` and ``b[i]`` must be the scores of the same query.  Raises ValueError when the lengths
-    differ, there are fewer than 2 queries, or a score is not finite.
+    Parameters
+    ----------
+    a, b : sequence of float
+        ``a[i]`` and ``b[i]`` are the scores of the same query.
+    metric, run_a, run_b : str
+        Labels carried into the result.
+    n_permutations, n_bootstrap : int
+        Random sign vectors of the randomization test and resamples of the bootstrap.
+    confidence : float
+        Coverage of the interval (0.95: 95%).
+    seed : int or None
+        Seed of both random procedures.
+
+    Returns
+    -------
+    PairedComparison
+
+    Raises
+    ------
+    ValueError
+        When the lengths differ, there are fewer than 2 queries, or a score is not finite.
     """
     _check_options(n_permutations, n_bootstrap, confidence)
     av = np.asarray(a, dtype=np.float64).reshape(-1, 1)
@@ -255,6 +276,19 @@ def compare_per_query(
 
     Every pair of runs (in the given order, difference = later - earlier) is tested on every metric,
     over the queries that every run has scores for.  Means are taken over those same queries.
+
+    Parameters
+    ----------
+    per_query : mapping
+        ``{run_name: {query_id: {metric: value}}}``, at least two runs.
+    metrics : sequence of str
+        The metric keys to test.
+    n_permutations, n_bootstrap, confidence, seed
+        As in :func:`paired_test`.
+
+    Returns
+    -------
+    Comparison
     """
     _check_options(n_permutations, n_bootstrap, confidence)
     runs = list(per_query)
@@ -293,29 +327,47 @@ def compare_per_query(
 
 
 def compare_reports(
-    reports: Mapping[str, Any],
+    reports: Mapping[str, Report],
     *,
     n_permutations: int = 10_000,
     n_bootstrap: int = 10_000,
     confidence: float = 0.95,
     seed: Optional[int] = 0,
 ) -> Comparison:
-    """Compare core :class:`~rag_eval_adapters.Report` objects ``{run_name: report}``.
+    """Compare :class:`~rag_eval_adapters.Report` objects ``{run_name: report}``.
 
     Uses each report's ``per_query`` scores; queries recorded in a report's ``errors`` are left out.
-    All reports must have been computed with the same metrics.
+
+    Parameters
+    ----------
+    reports : mapping
+        ``{run_name: Report}``, at least two, computed with the same metrics. A LlamaIndex
+        ``DatasetEvaluation`` is taken through its ``to_report()``.
+    n_permutations, n_bootstrap, confidence, seed
+        As in :func:`paired_test`.
+
+    Returns
+    -------
+    Comparison
+
+    Raises
+    ------
+    TypeError
+        For a value that is not a report.
+    ValueError
+        For fewer than two runs or runs scored with different metrics.
     """
     names = list(reports)
     if len(names) < 2:
         raise ValueError(f"compare needs at least two runs, got {len(names)}")
-    metrics = list(reports[names[0]].mean)
+    typed = {name: as_report(reports[name], f"run {name!r}") for name in names}
+    metrics = list(typed[names[0]].mean)
     per_query: dict[str, dict[str, Mapping[str, float]]] = {}
     for name in names:
-        report = reports[name]
+        report = typed[name]
         if list(report.mean) != metrics:
             raise ValueError(f"run {name!r} was scored with different metrics than {names[0]!r}")
-        errors = getattr(report, "errors", {}) or {}
-        per_query[name] = {q: v for q, v in report.per_query.items() if q not in errors}
+        per_query[name] = {q: v for q, v in report.per_query.items() if q not in report.errors}
     return compare_per_query(
         per_query, metrics, n_permutations=n_permutations, n_bootstrap=n_bootstrap,
         confidence=confidence, seed=seed,

@@ -1,4 +1,4 @@
-"""Scoring a whole run against judgments: :func:`evaluate` and its :class:`Report`."""
+"""Scoring a whole run against judgments: :func:`evaluate` and its :class:`Report` (defined in :mod:`.report`)."""
 
 from __future__ import annotations
 
@@ -14,95 +14,11 @@ from ._fastpath import ABSENT, judge_batch
 from ._kernel import Judged
 from ._validation import check_level
 from .measures import Metric, MetricLike, parse_metrics
+from .report import Report
 
 __all__ = ["evaluate", "Report"]
 
 Missing = Literal["zero", "skip", "error"]
-
-
-class Report:
-    """The result of :func:`evaluate`.
-
-    Attributes
-    ----------
-    metrics : list of Metric
-        The metrics, in the order asked for; their ``key`` names every column.
-    query_ids : list
-        The queries that were scored, in qrels order.
-    values : numpy.ndarray
-        Shape ``(len(query_ids), len(metrics))``: one row per scored query.
-    errors : dict
-        ``{query_id: message}`` for each query that could not be scored (the others still are).
-    counts : dict
-        ``queries`` (in qrels), ``scored``, ``missing_from_run``, ``not_in_qrels``, ``errors``.
-    """
-
-    def __init__(
-        self,
-        metrics: Sequence[Metric],
-        query_ids: Sequence[Hashable],
-        values: np.ndarray,
-        errors: Mapping[Hashable, str],
-        counts: Mapping[str, int],
-        relevance_level: float = 1.0,
-    ) -> None:
-        self.metrics = list(metrics)
-        self.query_ids = list(query_ids)
-        self.values = np.asarray(values, dtype=np.float64).reshape(len(self.query_ids), len(self.metrics))
-        self.errors = dict(errors)
-        self.counts = dict(counts)
-        self.relevance_level = relevance_level
-
-    @property
-    def keys(self) -> list[str]:
-        """The metric keys, e.g. ``["ndcg@10", "mrr"]``."""
-        return [m.key for m in self.metrics]
-
-    @cached_property
-    def mean(self) -> dict[str, float]:
-        """Metric key -> mean over the scored queries."""
-        if not self.query_ids:
-            return {}
-        return dict(zip(self.keys, self.values.mean(axis=0).tolist()))
-
-    @cached_property
-    def per_query(self) -> dict[Hashable, dict[str, float]]:
-        """Query id -> {metric key -> value}."""
-        keys = self.keys
-        return {q: dict(zip(keys, row)) for q, row in zip(self.query_ids, self.values.tolist())}
-
-    def column(self, metric: MetricLike) -> np.ndarray:
-        """The per-query values of one metric, in ``query_ids`` order."""
-        key = parse_metrics([metric])[0].key
-        try:
-            return self.values[:, self.keys.index(key)]
-        except ValueError:
-            raise KeyError(f"{key!r} was not evaluated; this report holds {self.keys}") from None
-
-    def to_dict(self) -> dict[str, Any]:
-        """``{"mean", "per_query", "counts", "errors", "metrics", "relevance_level"}``, ready for JSON."""
-        return {
-            "mean": self.mean,
-            "per_query": {str(q): v for q, v in self.per_query.items()},
-            "counts": self.counts,
-            "errors": {str(q): e for q, e in self.errors.items()},
-            "metrics": self.keys,
-            "relevance_level": self.relevance_level,
-        }
-
-    def to_dataframe(self):
-        """A pandas DataFrame, one row per scored query (index ``query_id``), one column per metric."""
-        try:
-            import pandas as pd
-        except ImportError:  # pragma: no cover - depends on the environment
-            raise ImportError("to_dataframe needs pandas: pip install pandas") from None
-        frame = pd.DataFrame(self.values, columns=self.keys, index=pd.Index(self.query_ids, name="query_id"))
-        return frame
-
-    def __repr__(self) -> str:
-        means = ", ".join(f"{k}={v:.4f}" for k, v in self.mean.items())
-        extra = f", errors={len(self.errors)}" if self.errors else ""
-        return f"Report(queries={len(self.query_ids)}{extra}, mean={{{means}}})"
 
 
 def evaluate(

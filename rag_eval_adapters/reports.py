@@ -1,7 +1,8 @@
 """Formatting of evaluation and comparison results: table, JSON, CSV, Markdown, and plots.
 
-The functions take the core's :class:`~rag_eval_adapters.Report` (anything with ``mean``,
-``per_query``, ``counts`` and ``errors``) and :class:`~rag_eval_adapters.compare.Comparison`
+The functions take the core's :class:`~rag_eval_adapters.Report` (the one result type: a LlamaIndex
+``DatasetEvaluation`` becomes one with ``to_report()``), its per-group view
+:class:`~rag_eval_adapters.GroupedReport` and :class:`~rag_eval_adapters.compare.Comparison`
 objects and return text, so the command line, notebooks and tests share one implementation.
 ``rich`` (tables) and ``matplotlib`` (plots) are imported only when those outputs are asked for.
 
@@ -17,7 +18,12 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Union
+
+from .report import GroupedReport, Report, as_report
+
+if TYPE_CHECKING:
+    from .compare import Comparison
 
 __all__ = [
     "FORMATS",
@@ -30,6 +36,7 @@ __all__ = [
     "comparison_to_dict",
     "render_comparison",
     "comparison_tables",
+    "render_groups",
     "plot_metrics",
 ]
 
@@ -124,7 +131,7 @@ def _per_query_columns(keys: Sequence[str], sort_by: str, max_columns: int = 8) 
 
 
 def evaluation_to_dict(
-    report: Any,
+    report: Report,
     *,
     per_query: bool = True,
     sort_by: Optional[str] = None,
@@ -132,11 +139,30 @@ def evaluation_to_dict(
     limit: Optional[int] = None,
     run_name: Optional[str] = None,
 ) -> dict[str, Any]:
-    """``{"mean": {...}, "per_query": {...}, "counts": {...}, "errors": {...}}`` for JSON output.
+    """The evaluation as plain data for JSON output.
 
-    With ``sort_by`` a ``"worst_queries"`` list is added: the worst queries first (at most
-    ``limit``), each with its ``sort_by`` value and, when given, its details.
+    Parameters
+    ----------
+    report : Report
+        The evaluation (a ``DatasetEvaluation`` is converted with its ``to_report()``).
+    per_query : bool
+        Include ``per_query``.
+    sort_by : str, optional
+        Add ``worst_queries``: the worst queries by this metric first (at most ``limit``), each with its
+        ``sort_by`` value, its details when given, and its error for a failed query.
+    details : mapping, optional
+        Query id -> :class:`QueryDetail`.
+    limit : int, optional
+        At most this many ``worst_queries``.
+    run_name : str, optional
+        Recorded as ``run``.
+
+    Returns
+    -------
+    dict
+        ``{"mean", "per_query", "counts", "errors"}`` (and ``run``, ``sort_by``, ``worst_queries``).
     """
+    report = as_report(report, "report")
     out: dict[str, Any] = {}
     if run_name is not None:
         out["run"] = run_name
@@ -144,7 +170,7 @@ def evaluation_to_dict(
     if per_query:
         out["per_query"] = {q: dict(v) for q, v in report.per_query.items()}
     out["counts"] = dict(report.counts)
-    out["errors"] = dict(getattr(report, "errors", {}) or {})
+    out["errors"] = dict(report.errors)
     if sort_by is not None:
         ordered = worst_queries(report.per_query, sort_by, out["errors"])
         if limit:
@@ -174,14 +200,14 @@ def _mean_rows(mean: Mapping[str, float]) -> tuple[list[str], list[list[str]]]:
 
 
 def _per_query_rows(
-    report: Any,
+    report: Report,
     sort_by: str,
     details: Optional[Mapping[str, QueryDetail]],
     limit: Optional[int],
 ) -> tuple[list[str], list[list[str]]]:
     keys = list(report.mean)
     columns = _per_query_columns(keys, sort_by)
-    errors = getattr(report, "errors", {}) or {}
+    errors = report.errors
     ordered = worst_queries(report.per_query, sort_by, errors)
     if limit:
         ordered = ordered[:limit]
@@ -248,7 +274,7 @@ def _render_rich(renderables: Sequence[Any], width: int = 120) -> str:
 
 
 def evaluation_tables(
-    report: Any,
+    report: Report,
     *,
     per_query: bool = False,
     sort_by: Optional[str] = None,
@@ -256,7 +282,9 @@ def evaluation_tables(
     limit: Optional[int] = None,
     title: str = "Mean over queries",
 ) -> list[Any]:
-    """Rich renderables (tables and a counts line) for the terminal."""
+    """Rich renderables for the terminal: the mean table, the counts line and, with ``per_query``, the
+    per-query table worst first (parameters as in :func:`render_evaluation`)."""
+    report = as_report(report, "report")
     from rich.text import Text
 
     header, rows = _mean_rows(report.mean)
@@ -265,13 +293,13 @@ def evaluation_tables(
         sort_by = sort_by or _default_sort_metric(list(report.mean))
         h, r = _per_query_rows(report, sort_by, details, limit)
         out.append(_rich_table(f"Per query, worst {sort_by} first", h, r))
-    elif getattr(report, "errors", None):
+    elif report.errors:
         out.append(Text(f"{len(report.errors)} queries failed; use --per-query to see them"))
     return out
 
 
 def render_evaluation(
-    report: Any,
+    report: Report,
     fmt: str = "table",
     *,
     per_query: bool = False,
@@ -280,12 +308,33 @@ def render_evaluation(
     limit: Optional[int] = None,
     run_name: Optional[str] = None,
 ) -> str:
-    """Render one run's evaluation as ``table`` (plain text), ``json``, ``csv`` or ``markdown``.
+    """Render one run's evaluation as text.
 
-    ``json`` always holds ``mean``, ``per_query``, ``counts`` and ``errors`` (plus
-    ``worst_queries`` with ``per_query=True``); ``csv`` is wide: a header ``query_id,<metrics>``,
-    a first row ``all`` with the means, then (``per_query=True``) one row per query, worst first.
+    Parameters
+    ----------
+    report : Report
+        The evaluation (a ``DatasetEvaluation`` is converted with its ``to_report()``).
+    fmt : {"table", "json", "csv", "markdown"}
+        ``table`` is plain text for a terminal. ``json`` always holds ``mean``, ``per_query``, ``counts``
+        and ``errors`` (plus ``worst_queries`` with ``per_query=True``). ``csv`` is wide: a header
+        ``query_id,<metrics>``, a first row ``all`` with the means, then (``per_query=True``) one row per
+        query, worst first.
+    per_query : bool
+        Add the per-query listing, worst first.
+    sort_by : str, optional
+        The metric that orders it (default ``ndcg@10``, else the first nDCG, else the first metric).
+    details : mapping, optional
+        Query id -> :class:`QueryDetail`, shown beside each query.
+    limit : int, optional
+        At most this many queries in the listing.
+    run_name : str, optional
+        A title for the run.
+
+    Returns
+    -------
+    str
     """
+    report = as_report(report, "report")
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     keys = list(report.mean)
@@ -302,7 +351,7 @@ def render_evaluation(
         writer.writerow(["query_id"] + keys)
         writer.writerow([MEAN_ROW] + [repr_float(report.mean[k]) for k in keys])
         if per_query:
-            errors = getattr(report, "errors", {}) or {}
+            errors = report.errors
             for q in worst_queries(report.per_query, sort_by, errors)[: limit or None]:
                 values = report.per_query.get(q, {})
                 writer.writerow([q] + [repr_float(values[k]) if k in values else "" for k in keys])
@@ -323,18 +372,75 @@ def render_evaluation(
     )
 
 
+def _group_rows(grouped: GroupedReport) -> tuple[list[str], list[list[str]]]:
+    pct = int(round(grouped.confidence * 100))
+    header = [grouped.field, "queries", "errors"]
+    for k in grouped.keys:
+        header += [k, f"{pct}% CI"]
+    rows = []
+    for row in grouped.rows:
+        cells = [str(row.group), str(row.count), str(row.errors)]
+        for k in grouped.keys:
+            if row.count:
+                cells += [_fmt(row.mean[k]), f"[{row.ci_low[k]:.4f}, {row.ci_high[k]:.4f}]"]
+            else:
+                cells += ["-", "-"]
+        rows.append(cells)
+    return header, rows
+
+
+def render_groups(grouped: GroupedReport, fmt: str = "table") -> str:
+    """Render :meth:`Report.by <rag_eval_adapters.Report.by>`'s result: one row per group, the overall row
+    (``all``) last.
+
+    Parameters
+    ----------
+    grouped : GroupedReport
+        The result of ``report.by(field)``.
+    fmt : {"table", "json", "csv", "markdown"}
+        ``csv`` is wide: ``<field>,queries,errors``, then for each metric ``<metric>,<metric> ci_low,<metric>
+        ci_high`` (empty cells for a group with no scored query).
+
+    Returns
+    -------
+    str
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if not isinstance(grouped, GroupedReport):
+        raise TypeError(f"render_groups takes the result of Report.by(...), got {type(grouped).__name__}")
+    if fmt == "json":
+        return json.dumps(grouped.to_dict(), indent=2, default=str) + "\n"
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow([grouped.field, "queries", "errors"]
+                        + [c for k in grouped.keys for c in (k, f"{k} ci_low", f"{k} ci_high")])
+        for row in grouped.rows:
+            cells = [row.group, row.count, row.errors]
+            for k in grouped.keys:
+                cells += [repr_float(d[k]) if k in d else "" for d in (row.mean, row.ci_low, row.ci_high)]
+            writer.writerow(cells)
+        return buffer.getvalue()
+    header, rows = _group_rows(grouped)
+    title = f"Mean by {grouped.field}"
+    if fmt == "markdown":
+        return f"### {title}\n\n" + _markdown_table(header, rows) + "\n"
+    return _render_rich([_rich_table(title, header, rows)])
+
+
 def repr_float(value: float) -> str:
     """Shortest exact text of a float (CSV keeps full precision)."""
     return repr(float(value))
 
 
-def comparison_to_dict(comparison: Any) -> dict[str, Any]:
+def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
     """``{"mean": {run: {metric: v}}, "tests": [{metric, run_a, run_b, difference, ci_low, ci_high,
     t_test_p_value, p_value, ...}], "counts": {...}}``."""
     return comparison.to_dict()
 
 
-def _comparison_rows(comparison: Any) -> tuple[list[str], list[list[str]], list[str], list[list[str]]]:
+def _comparison_rows(comparison: Comparison) -> tuple[list[str], list[list[str]], list[str], list[list[str]]]:
     runs = list(comparison.runs)
     mean_header = ["metric"] + runs
     mean_rows = [[m] + [_fmt(comparison.mean[r][m]) for r in runs] for m in comparison.metrics]
@@ -358,7 +464,7 @@ _COMPARE_NOTE = (
 )
 
 
-def comparison_tables(comparison: Any) -> list[Any]:
+def comparison_tables(comparison: Comparison) -> list[Any]:
     """Rich renderables for a comparison: the means table and the significance table."""
     from rich.text import Text
 
@@ -370,11 +476,20 @@ def comparison_tables(comparison: Any) -> list[Any]:
     ]
 
 
-def render_comparison(comparison: Any, fmt: str = "table") -> str:
-    """Render a comparison as ``table``, ``json``, ``csv`` or ``markdown``.
+def render_comparison(comparison: Comparison, fmt: str = "table") -> str:
+    """Render a comparison as text.
 
-    ``csv`` has one row per metric and pair of runs: ``metric,run_a,run_b,mean_a,mean_b,
-    difference,ci_low,ci_high,t_statistic,t_test_p_value,p_value,n_queries``.
+    Parameters
+    ----------
+    comparison : Comparison
+        From :func:`~rag_eval_adapters.compare.compare_reports`.
+    fmt : {"table", "json", "csv", "markdown"}
+        ``csv`` has one row per metric and pair of runs: ``metric,run_a,run_b,mean_a,mean_b,
+        difference,ci_low,ci_high,t_statistic,t_test_p_value,p_value,n_queries``.
+
+    Returns
+    -------
+    str
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")

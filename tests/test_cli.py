@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from rag_eval_adapters.cli import main
-from test_cli_helpers import TINY_QRELS, run_cli, tiny_files, write_jsonl, write_trec_qrels, write_trec_run
+from cli_support import TINY_QRELS, run_cli, tiny_files, write_jsonl, write_trec_qrels, write_trec_run
 
 DEFAULT_KEYS = [
     f"{m}@{k}" for m in ("hit_rate", "mrr", "precision", "recall", "f1", "ap", "ndcg") for k in (1, 3, 5, 10, 20)
@@ -76,23 +76,26 @@ def test_table_is_a_metric_by_k_grid(tmp_path):
     qrels, run = tiny_files(tmp_path)
     code, out, err = run_cli("evaluate", "--qrels", qrels, "--run", run)
     assert code == 0 and err == ""
-    header = next(line for line in out.splitlines() if "metric" in line)
-    for k in ("@1", "@3", "@5", "@10", "@20"):
-        assert k in header
-    rows = {line.split()[1]: line for line in out.splitlines() if line.startswith("│")}
+    assert "mean over queries" in out and "queries: 3" in out
+    code, markdown, _ = run_cli("evaluate", "--qrels", qrels, "--run", run, "--format", "markdown")
+    assert code == 0
+    assert "| metric | @1 | @3 | @5 | @10 | @20 |" in markdown
+    rows = {line.split("|")[1].strip(): line.split("|")[2:-1] for line in markdown.splitlines()
+            if line.startswith("| ") and "metric" not in line}
     assert set(rows) == {"hit_rate", "mrr", "precision", "recall", "f1", "ap", "ndcg"}
     # mrr@20 of the tiny run is (1/2 + 1 + 0) / 3
-    assert rows["mrr"].split("│")[-2].strip() == "0.5000"
-    assert "queries: 3" in out
+    assert rows["mrr"][-1].strip() == "0.5000"
+    for name, cells in rows.items():  # the terminal table shows the same names and values
+        assert name in out and all(cell.strip() in out for cell in cells)
 
 
 def test_table_lists_metrics_without_a_common_grid(tmp_path):
     qrels, run = tiny_files(tmp_path)
-    code, out, _ = run_cli("evaluate", "--qrels", qrels, "--run", run, "-m", "ap", "-m", "ndcg@3")
+    code, out, _ = run_cli("evaluate", "--qrels", qrels, "--run", run, "-m", "ap", "-m", "ndcg@3",
+                           "--format", "markdown")
     assert code == 0
-    values = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in out.splitlines()
-              if line.startswith("│")}
-    assert values == {"ap": "0.5000", "ndcg@3": "0.4133"}
+    assert "| metric | value |" in out
+    assert "| ap | 0.5000 |" in out and "| ndcg@3 | 0.4133 |" in out
 
 
 def test_csv_means_row_then_queries_worst_first(tmp_path):
@@ -132,10 +135,13 @@ def test_per_query_table_worst_first_with_details(tmp_path):
     qrels, run = tiny_files(tmp_path)
     code, out, _ = run_cli("evaluate", "--qrels", qrels, "--run", run, "--per-query")
     assert code == 0
-    assert "worst ndcg@10 first" in out
-    lines = [line for line in out.splitlines() if line.startswith("│ q")]
-    assert [line.split("│")[1].strip() for line in lines] == ["q3", "q1", "q2"]
-    q3 = [c.strip() for c in lines[0].split("│")[1:-1]]
+    assert "Per query, worst ndcg@10 first" in out
+    code, out, _ = run_cli("evaluate", "--qrels", qrels, "--run", run, "--per-query", "--format", "markdown")
+    assert code == 0
+    assert "### Per query, worst ndcg@10 first" in out
+    query_rows = [line for line in out.splitlines() if line.startswith("| q") and "query_id" not in line]
+    assert [line.split("|")[1].strip() for line in query_rows] == ["q3", "q1", "q2"]
+    q3 = [c.strip() for c in query_rows[0].split("|")[1:-1]]
     assert q3[:4] == ["q3", "1", "2", "-"]  # 1 relevant, 2 retrieved, none found
 
 

@@ -14,7 +14,7 @@ from scipy import stats
 
 from rag_eval_adapters import evaluate
 from rag_eval_adapters.compare import compare_per_query, compare_reports, paired_test
-from test_cli_helpers import paired_collection, run_cli, write_jsonl, write_trec_qrels, write_trec_run
+from cli_support import paired_collection, run_cli, write_jsonl, write_trec_qrels, write_trec_run
 
 
 # ---------------------------------------------------------------- the statistics
@@ -169,9 +169,12 @@ def test_compare_table(paired_files):
     code, out, _ = run_cli("compare", "--qrels", qrels, "--run", good, "--run", bad, "-m", "mrr",
                            "--name", "base", "--name", "worse")
     assert code == 0
-    assert "Mean over 40 queries" in out
-    row = next(line for line in out.splitlines() if line.startswith("│ mrr") and "base" in line)
-    cells = [c.strip() for c in row.split("│")[1:-1]]
+    assert "Mean over 40 queries" in out and "Paired tests" in out and "-0.6375" in out
+    code, out, _ = run_cli("compare", "--qrels", qrels, "--run", good, "--run", bad, "-m", "mrr",
+                           "--name", "base", "--name", "worse", "--format", "markdown")
+    assert code == 0
+    row = next(line for line in out.splitlines() if line.startswith("| mrr | base"))
+    cells = [c.strip() for c in row.split("|")[1:-1]]
     assert cells[:4] == ["mrr", "base", "worse", "-0.6375"]
     assert cells[4].startswith("[-") and cells[5] == "<0.0001" and cells[6] == "<0.0001" and cells[7] == "*"
     assert "paired randomization test" in out

@@ -194,16 +194,30 @@ def test_bad_arguments_raise():
         evaluate_dataset(evaluator, {"query": "x", "expected_ids": ["y"]})
 
 
-def test_concurrency_sixteen_workers_several_times_faster_than_one():
+class CountingRetriever(KeywordRetriever):
+    """Counts the retrievals in flight at once (each awaits a little, as a network retriever does)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.in_flight = self.most_in_flight = 0
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            await asyncio.sleep(0.005)
+            return self._rank(query_bundle.query_str)
+        finally:
+            self.in_flight -= 1
+
+
+@pytest.mark.parametrize("workers, expected", [(1, 1), (4, 4), (16, 16), (64, 24)])
+def test_workers_is_the_number_of_queries_in_flight(workers, expected):
     rows = [{"query": f"capital of germany {i}", "expected_ids": ["berlin"]} for i in range(24)]
-    evaluator = _evaluator(KeywordRetriever(delay=lambda q: 0.04))
-    timings = {}
-    for workers in (1, 16):
-        start = time.perf_counter()
-        run = evaluate_dataset(evaluator, rows, workers=workers, show_progress=False)
-        timings[workers] = time.perf_counter() - start
-        assert len(run.results) == 24 and run.mean["hit_rate"] == 1.0
-    assert timings[1] / timings[16] >= 3, timings
+    retriever = CountingRetriever()
+    run = evaluate_dataset(_evaluator(retriever), rows, workers=workers, show_progress=False)
+    assert len(run.results) == 24 and run.mean["hit_rate"] == 1.0
+    assert retriever.most_in_flight == expected
 
 
 def test_ctrl_c_keeps_the_finished_results():
@@ -281,3 +295,73 @@ def test_progress_bar_is_silent_off_a_terminal_and_optional(monkeypatch, capsys)
     assert capsys.readouterr().err == ""  # stderr is not a TTY under pytest: tqdm turns itself off
     monkeypatch.setitem(sys.modules, "tqdm", None)  # tqdm not installed: no bar, no error
     assert len(evaluate_dataset(evaluator, DATA, show_progress=True).results) == 5
+
+
+def test_ctrl_c_under_asyncio_run_stops_the_run_and_keeps_the_finished_results():
+    # asyncio.run's own SIGINT handler only cancels its main task, which is blocked in evaluate_dataset
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        pytest.skip("SIGINT has a custom handler in this process")
+
+    def hook(query: str) -> None:
+        if query == "q 4":
+            signal.raise_signal(signal.SIGINT)
+
+    rows = [{"query": f"q {i}", "expected_ids": ["berlin"]} for i in range(200)]
+    retriever = KeywordRetriever(delay=lambda q: 0.01, hook=hook)
+
+    async def main() -> DatasetEvaluation:
+        run = evaluate_dataset(_evaluator(retriever), rows, workers=1, show_progress=False)
+        await asyncio.sleep(0)  # the caller's coroutine carries on
+        return run
+
+    run = asyncio.run(main())
+    assert run.interrupted
+    assert run.indices == list(range(len(run.indices))) and 4 <= len(run.indices) < 200
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handler is put back
+
+
+class HangingRetriever(KeywordRetriever):
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        if "hang" in query_bundle.query_str:
+            await asyncio.sleep(60)  # a network call that never answers
+        return self._rank(query_bundle.query_str)
+
+
+@pytest.mark.parametrize("inside_a_loop", [False, True])
+def test_timeout_makes_a_hanging_query_its_own_error(inside_a_loop):
+    rows = [{"query": "capital of germany", "expected_ids": ["berlin"]},
+            {"query": "hang forever", "expected_ids": ["rome"]},
+            {"query": "capital of italy", "expected_ids": ["rome"]}]
+
+    def evaluate():
+        return evaluate_dataset(_evaluator(HangingRetriever()), rows, workers=2, show_progress=False, timeout=0.2)
+
+    async def cell():
+        return evaluate()
+
+    run = asyncio.run(cell()) if inside_a_loop else evaluate()
+    assert run.indices == [0, 2] and not run.interrupted
+    assert [(e.index, e.query) for e in run.errors] == [(1, "hang forever")]
+    assert run.errors[0].message == "TimeoutError: no result within timeout=0.2 s; the query was cancelled"
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), True, "5"])
+def test_bad_timeout_is_refused(bad):
+    with pytest.raises(ValueError, match="timeout must be None or a positive number"):
+        evaluate_dataset(_evaluator(KeywordRetriever()), DATA, timeout=bad)
+
+
+def test_a_bad_byte_is_that_lines_error_and_the_rest_is_scored(tmp_path: Path):
+    lines = [json.dumps({"query": "capital of germany", "expected_ids": ["berlin"]}).encode(),
+             b'{"query": "capital of \xff\xfe italy", "expected_ids": ["rome"]}',
+             json.dumps({"query": "capital of italy", "expected_ids": ["rome"]}).encode(),
+             b"[" * 100_000,  # nested too deeply for the JSON parser
+             json.dumps({"query": "rhine germany", "expected_ids": ["rhine"]}).encode()]
+    path = tmp_path / "qa.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + b"\r\n".join(lines) + b"\r\n")  # a BOM and Windows line ends
+    run = evaluate_dataset(_evaluator(KeywordRetriever()), path, show_progress=False)
+    assert run.indices == [0, 2, 4]
+    messages = {e.index: e.message for e in run.errors}
+    assert sorted(messages) == [1, 3]
+    assert messages[1].startswith("ValueError: qa.jsonl line 2: not valid UTF-8 (byte 0xff")
+    assert messages[3].startswith("ValueError: qa.jsonl line 4: invalid JSON")

@@ -15,9 +15,16 @@ def test_guard_refuses_non_loopback():
 def test_guard_allows_loopback():
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
-    server.listen(1)
+    server.listen(2)
     try:
-        client = socket.create_connection(server.getsockname(), timeout=1)
-        client.close()
+        with socket.create_connection(server.getsockname(), timeout=1) as client:
+            peer, _ = server.accept()
+            with peer:
+                client.sendall(b"ping")
+                assert peer.recv(4) == b"ping"  # bytes really went through the loopback connection
+        with socket.socket() as other:
+            other.settimeout(1)
+            assert other.connect_ex(server.getsockname()) == 0
+        assert socket.getaddrinfo("localhost", 80)  # resolving the loopback name is allowed too
     finally:
         server.close()

@@ -18,7 +18,7 @@ from rag_eval_adapters.reports import (
     split_key,
     worst_queries,
 )
-from test_cli_helpers import TINY_QRELS, TINY_RUN, paired_collection
+from cli_support import TINY_QRELS, TINY_RUN, paired_collection
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

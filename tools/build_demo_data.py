@@ -1,15 +1,11 @@
 """Writes the demo's documents and typed test set (``rag_eval_adapters/demo/data/*.jsonl``), deterministically.
 
-Run ``python tools/build_demo_data.py`` to regenerate the shipped files (this script is not part of the
-package).  The text was
-written for this project: eight topics, six subjects each, five short passages per subject
-(240 passages), and one or two questions per subject.
-
-Judgments are graded:
-
-* 2 - the passage that answers the question;
-* 1 - another passage about the same subject (on topic, useful context);
-* 0 - a passage about a neighbouring subject of the same topic, judged and found not relevant.
+A development tool, not part of the package (the wheel ships only the data files it writes): run
+``python tools/build_demo_data.py`` from the repository to regenerate them.  The text was
+written for this project: eight topics (one document each), six subjects per topic (one paragraph each),
+five short passages per subject, and 72 questions typed by hand (literal, paraphrase, scenario), each
+with a hand-written reference answer and, as evidence, the passage that answers it: quoted verbatim and
+located in its document as a character span.
 """
 
 from __future__ import annotations
@@ -17,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "rag_eval_adapters" / "demo" / "data"
+DATA_DIR = Path(__file__).resolve().parents[1] / "rag_eval_adapters" / "demo" / "data"
 
 # topic -> subject -> five passages
 PASSAGES: dict[str, dict[str, list[str]]] = {

@@ -2,6 +2,7 @@
 
 ``rag-eval evaluate``  scores one run (TREC or JSONL) against qrels (TREC or JSONL).
 ``rag-eval compare``   scores several runs and tests every pair for significant differences.
+``rag-eval answers``   scores generated answers against reference answers (EM, F1, ROUGE-L, similarity).
 ``rag-eval bench``     benchmarks chunkings x retrievers (x rerankers) on a test set, by query type,
                        with answers, significance tests and a report folder.
 ``rag-eval demo``      the same benchmark, offline, on documents and a typed test set shipped with
@@ -18,12 +19,12 @@ import importlib
 import sys
 from typing import Optional, Sequence, TextIO
 
-from .._version import __version__
+from .. import __version__
 from ._common import CLIError, _one_line, progress_enabled
 
 __all__ = ["main", "build_parser", "CLIError", "progress_enabled", "COMMANDS"]
 
-COMMANDS = ("evaluate", "compare", "bench", "demo")
+COMMANDS = ("evaluate", "compare", "bench", "demo", "answers")
 """The subcommands, each a module of this package with ``add_parser(subparsers)``."""
 
 

@@ -22,14 +22,11 @@ class CLIError(Exception):
 
 
 def progress_enabled(stream: Optional[TextIO] = None) -> bool:
-    """Progress bars only on a terminal, and never when TQDM_DISABLE is set."""
-    if os.environ.get("TQDM_DISABLE", "").strip().lower() not in ("", "0", "false", "no"):
-        return False
-    stream = stream if stream is not None else sys.stderr
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
+    """Progress bars only on a terminal, and never when TQDM_DISABLE says so (the package's one rule:
+    :func:`rag_eval_adapters.progress.progress_enabled`)."""
+    from ..progress import progress_enabled as enabled
+
+    return enabled(stream)
 
 
 class _Steps:
@@ -298,10 +295,9 @@ def _plot(means: dict, path: str, stderr: TextIO, title: Optional[str] = None) -
 
 
 def _is_tty(stream: TextIO) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
+    from ..progress import is_terminal
+
+    return is_terminal(stream)
 
 
 def _add_scoring_options(p: argparse.ArgumentParser) -> None:

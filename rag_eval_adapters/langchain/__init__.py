@@ -42,6 +42,15 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "pip install 'rag-eval-adapters[langchain]'"
     ) from exc
 
+from .answer_evaluators import (
+    AnswerMetricEvaluator,
+    AnswerSimilarityEvaluator,
+    ExactMatchEvaluator,
+    RougeLEvaluator,
+    TokenF1Evaluator,
+    find_answer,
+    find_reference_answers,
+)
 from .documents import (
     DOCUMENT_KEYS,
     FEEDBACK_CONFIG,
@@ -64,6 +73,7 @@ from .evaluators import (
     RetrievalMetricEvaluator,
     RetrievalMetricsEvaluator,
 )
+from .embeddings import LangChainEmbedder
 from .rerank import (
     DOCUMENT_KEYS,
     FEEDBACK_CONFIG,
@@ -90,4 +100,12 @@ __all__ = [
     "document_text",
     "retrieved_ids",
     "find_reference",
+    "AnswerMetricEvaluator",
+    "ExactMatchEvaluator",
+    "TokenF1Evaluator",
+    "RougeLEvaluator",
+    "AnswerSimilarityEvaluator",
+    "find_answer",
+    "find_reference_answers",
+    "LangChainEmbedder",
 ]

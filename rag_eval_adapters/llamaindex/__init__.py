@@ -24,6 +24,13 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "rag_eval_adapters.llamaindex needs llama-index-core: pip install 'rag-eval-adapters[llamaindex]'"
     ) from exc
 
+from .answer_evaluators import (
+    AnswerMetricEvaluator,
+    AnswerSimilarityEvaluator,
+    ExactMatchEvaluator,
+    RougeLEvaluator,
+    TokenF1Evaluator,
+)
 from .dataset import (
     DatasetEvaluation,
     QueryError,
@@ -41,10 +48,17 @@ from .metrics import (
     Recall,
     metrics_from_names,
 )
+from .embeddings import LlamaIndexEmbedder
 from .rerank import CohereRerankRelevancyMetric, RerankRelevancyMetric
 from .retrievers import ScoringRetriever, nodes_from_records
 
 __all__ = [
+    "AnswerMetricEvaluator",
+    "ExactMatchEvaluator",
+    "TokenF1Evaluator",
+    "RougeLEvaluator",
+    "AnswerSimilarityEvaluator",
+    "LlamaIndexEmbedder",
     "HitRate",
     "MRR",
     "Precision",

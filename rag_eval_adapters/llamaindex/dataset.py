@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import json
 import math
 import os
+import signal
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Optional, Union
 
 from llama_index.core.evaluation.retrieval.base import (
@@ -21,13 +20,25 @@ from llama_index.core.evaluation.retrieval.metrics_base import (
     BaseRetrievalMetric,
 )
 
-from .. import measures
+from .. import Report, measures
+from ..progress import progress_bar
+from .dataset_rows import DatasetRow, load_rows
 from .metrics import metrics_from_names
 
 
 @dataclass(frozen=True)
 class QueryError:
-    """A query of a data set that could not be scored: its position, its text and why."""
+    """A query of a data set that could not be scored.
+
+    Attributes
+    ----------
+    index : int
+        Its input position.
+    query : str or None
+        Its text (None when the row has none).
+    message : str
+        Why, as ``"ExceptionType: message"``.
+    """
 
     index: int
     query: Optional[str]
@@ -39,15 +50,29 @@ class QueryError:
 
 @dataclass
 class DatasetEvaluation:
-    """The result of :func:`evaluate_dataset`.
+    """The result of :func:`evaluate_dataset`, as LlamaIndex gives it (``RetrievalEvalResult`` objects).
 
-    Attributes:
-        results: the ``RetrievalEvalResult`` of every scored query, in input order.
-        indices: the input position of each result.
-        errors: the queries whose retrieval or metric raised (or whose row is malformed), in input order.
-        mean: metric key -> mean over the scored queries (``{}`` when none was scored).
-        total: number of queries in the data set.
-        interrupted: True when the run was stopped (Ctrl-C); ``results`` then hold the finished queries.
+    :meth:`to_report` turns it into the package's one result type, :class:`~rag_eval_adapters.Report`, which
+    the report renderers, comparisons and ``Report.by`` take.
+
+    Attributes
+    ----------
+    results : list of RetrievalEvalResult
+        The result of every scored query, in input order.
+    indices : list of int
+        The input position of each result.
+    errors : list of QueryError
+        The queries whose retrieval or metric raised, timed out, or whose row is malformed, in input order.
+    mean : dict
+        Metric key -> mean over the scored queries (``{}`` when none was scored).
+    total : int
+        Number of queries (rows) in the data set.
+    interrupted : bool
+        True when the run was stopped (Ctrl-C); ``results`` then hold the finished queries.
+    query_ids : list
+        The ``query_id`` of each input row (None where a row has none), by input position.
+    attributes : dict
+        Input position -> the row's other fields (e.g. ``query_type``), for mapping rows.
     """
 
     results: list[RetrievalEvalResult]
@@ -56,14 +81,61 @@ class DatasetEvaluation:
     mean: dict[str, float]
     total: int
     interrupted: bool = False
+    query_ids: list[Any] = field(default_factory=list, repr=False)
+    attributes: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
 
     @property
     def unfinished(self) -> int:
         """Queries neither scored nor failed (only when interrupted)."""
         return self.total - len(self.results) - len(self.errors)
 
+    def to_report(self, query_ids: Optional[Sequence[Hashable]] = None) -> Report:
+        """This evaluation as a :class:`~rag_eval_adapters.Report`.
+
+        Parameters
+        ----------
+        query_ids : sequence, optional
+            The id of each input row, by input position (``len(query_ids) == total``). Default: the rows'
+            ``query_id`` fields when every row has one and they are distinct, else the input positions.
+
+        Returns
+        -------
+        Report
+            One row per scored query (metric keys as LlamaIndex names them), the failed queries in
+            ``errors``, counts ``queries``, ``scored``, ``errors`` (and ``unfinished`` when interrupted), and
+            each mapping row's other fields as per-query attributes, so ``report.by("query_type")`` works.
+        """
+        ids = self._ids(query_ids)
+        per_query = {ids[i]: result.metric_vals_dict for i, result in zip(self.indices, self.results)}
+        counts = {"queries": self.total, "scored": len(self.results), "errors": len(self.errors)}
+        if self.interrupted:
+            counts["unfinished"] = self.unfinished
+        return Report.from_per_query(
+            per_query,
+            list(self.mean),
+            errors={ids[e.index]: e.message for e in self.errors},
+            counts=counts,
+            attributes={ids[i]: a for i, a in self.attributes.items() if a},
+        )
+
+    def _ids(self, query_ids: Optional[Sequence[Hashable]]) -> list[Hashable]:
+        if query_ids is not None:
+            ids = list(query_ids)
+            if len(ids) != self.total:
+                raise ValueError(f"query_ids must give one id per input row ({self.total}), got {len(ids)}")
+        else:
+            ids = list(self.query_ids)
+            if len(ids) != self.total or any(q is None for q in ids):
+                return list(range(self.total))
+        if not all(isinstance(q, Hashable) for q in ids) or len(set(ids)) != len(ids):
+            if query_ids is None:
+                return list(range(self.total))
+            raise ValueError("query_ids must be distinct and hashable (one id per input row)")
+        return ids
+
     def rows(self) -> list[dict[str, Any]]:
-        """One dict a scored query: ``index``, ``query``, one entry per metric key, the ids."""
+        """One dict per scored query: ``index``, ``query``, one entry per metric key, ``expected_ids`` and
+        ``retrieved_ids``."""
         return [
             {"index": index, "query": result.query, **result.metric_vals_dict,
              "expected_ids": list(result.expected_ids), "retrieved_ids": list(result.retrieved_ids)}
@@ -71,10 +143,12 @@ class DatasetEvaluation:
         ]
 
     def to_dataframe(self, include_errors: bool = False) -> Any:
-        """A pandas DataFrame, one row a scored query (see :meth:`rows`).
+        """A pandas DataFrame, one row per scored query (see :meth:`rows`).
 
-        ``include_errors=True`` adds a row for each failed query, with its message in an ``error`` column and
-        no metric values.
+        Parameters
+        ----------
+        include_errors : bool
+            Add a row for each failed query, with its message in an ``error`` column and no metric values.
         """
         try:
             import pandas as pd
@@ -99,88 +173,12 @@ class DatasetEvaluation:
         )
 
 
-@dataclass
-class _Item:
-    index: int
-    query: Optional[str] = None
-    expected_ids: list[str] = field(default_factory=list)
-    expected_texts: Optional[list[str]] = None
-    problem: Optional[str] = None
-
-
-def _field(raw: Any, name: str) -> Any:
-    if isinstance(raw, Mapping):
-        return raw.get(name)
-    return getattr(raw, name, None)
-
-
-def _list_of_str(value: Any, name: str) -> Optional[list[str]]:
-    if value is None:
-        return None
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable) or isinstance(value, Mapping):
-        raise TypeError(f"{name} must be a list of strings, got {type(value).__name__} {value!r:.60}")
-    values = list(value)
-    for i, item in enumerate(values):
-        if not isinstance(item, str):
-            raise TypeError(f"{name}[{i}] must be a string, got {type(item).__name__} {item!r:.60}")
-    return values
-
-
-def _item(index: int, raw: Any) -> _Item:
-    item = _Item(index)
-    query = _field(raw, "query")
-    if isinstance(query, str):
-        item.query = query
-    try:
-        if not isinstance(query, str) or not query.strip():
-            raise ValueError(f"row has no query (a non-empty 'query' string is required), got {query!r:.60}")
-        item.expected_ids = _list_of_str(_field(raw, "expected_ids"), "expected_ids") or []
-        item.expected_texts = _list_of_str(_field(raw, "expected_texts"), "expected_texts")
-        if not item.expected_ids and not item.expected_texts:
-            raise ValueError("no expectation: give 'expected_ids' (or 'expected_texts') with at least one entry")
-    except (TypeError, ValueError) as exc:
-        item.problem = f"{type(exc).__name__}: {exc}"
-    return item
-
-
-def _load(dataset: Any) -> list[_Item]:
-    if isinstance(dataset, (str, os.PathLike)):
-        path = Path(dataset)
-        if not path.is_file():
-            raise FileNotFoundError(f"data set file {str(path)!r} not found (expected JSONL: one object a line)")
-        items = []
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                index = len(items)
-                try:
-                    raw = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    items.append(_Item(index, problem=f"ValueError: {path.name} line {number}: invalid JSON ({exc})"))
-                    continue
-                if not isinstance(raw, dict):
-                    items.append(_Item(index, problem=f"ValueError: {path.name} line {number}: expected an object "
-                                                      '{"query": ..., "expected_ids": [...]}'))
-                    continue
-                item = _item(index, raw)
-                if item.problem:
-                    item.problem = f"{item.problem} ({path.name} line {number})"
-                items.append(item)
-        return items
-    if isinstance(dataset, (bytes, Mapping)) or not isinstance(dataset, Iterable):
-        raise TypeError(
-            "dataset must be an iterable of rows (mappings or objects with query, expected_ids and optionally "
-            f"expected_texts) or the path of a JSONL file, got {type(dataset).__name__}"
-        )
-    return [_item(index, raw) for index, raw in enumerate(dataset)]
-
-
 class _Run:
     """Mutable state of one data-set run, filled as queries finish (so an interrupted run keeps them)."""
 
-    def __init__(self, items: list[_Item]) -> None:
+    def __init__(self, items: list[DatasetRow], timeout: Optional[float] = None) -> None:
         self.items = items
+        self.timeout = timeout
         self.results: dict[int, RetrievalEvalResult] = {}
         self.errors: dict[int, QueryError] = {
             item.index: QueryError(item.index, item.query, item.problem) for item in items if item.problem
@@ -204,28 +202,9 @@ class _Run:
             mean=mean,
             total=len(self.items),
             interrupted=self.interrupted,
+            query_ids=[item.query_id for item in self.items],
+            attributes={item.index: item.attributes for item in self.items if item.attributes},
         )
-
-
-def _progress(total: int, enabled: bool) -> Any:
-    disable = (not enabled) or os.environ.get("TQDM_DISABLE", "").strip().lower() not in ("", "0", "false")
-    if not disable:
-        try:
-            from tqdm import tqdm
-        except ImportError:
-            pass
-        else:
-            # disable=None: tqdm turns itself off when the output is not a terminal
-            return tqdm(total=total, desc="Evaluating queries", unit="query", disable=None)
-
-    class _Silent:
-        def update(self, n: int = 1) -> None:
-            pass
-
-        def close(self) -> None:
-            pass
-
-    return _Silent()
 
 
 async def _evaluate_all(
@@ -233,16 +212,20 @@ async def _evaluate_all(
 ) -> None:
     run.loop, run.task = asyncio.get_running_loop(), asyncio.current_task()
     todo = iter([item for item in run.items if not item.problem])
-    bar = _progress(len(run.items), show_progress)
+    bar = progress_bar(total=len(run.items), desc="Evaluating queries", unit="query", show=show_progress)
     bar.update(len(run.errors))
 
-    async def one(item: _Item) -> None:
+    async def one(item: DatasetRow) -> None:
         try:
-            result = await evaluator.aevaluate(
+            pending = evaluator.aevaluate(
                 query=item.query, expected_ids=item.expected_ids, expected_texts=item.expected_texts
             )
+            result = await (pending if run.timeout is None else asyncio.wait_for(pending, run.timeout))
         except Exception as exc:  # one failing query is recorded, the rest still scored
-            run.errors[item.index] = QueryError(item.index, item.query, f"{type(exc).__name__}: {exc}")
+            message = f"{type(exc).__name__}: {exc}"
+            if isinstance(exc, asyncio.TimeoutError) and not str(exc) and run.timeout is not None:
+                message = f"TimeoutError: no result within timeout={run.timeout:g} s; the query was cancelled"
+            run.errors[item.index] = QueryError(item.index, item.query, message)
         else:
             run.results[item.index] = result
         bar.update(1)
@@ -265,6 +248,14 @@ async def _evaluate_all(
         bar.close()
 
 
+def _check_timeout(timeout: Any) -> Optional[float]:
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:
+        raise ValueError(f"timeout must be None or a positive number of seconds per query, got {timeout!r}")
+    return float(timeout)
+
+
 def _check(evaluator: Any, workers: Any) -> None:
     if not isinstance(evaluator, BaseRetrievalEvaluator):
         raise TypeError(
@@ -281,29 +272,45 @@ def evaluate_dataset(
     *,
     workers: int = 8,
     show_progress: bool = True,
+    timeout: Optional[float] = None,
 ) -> DatasetEvaluation:
     """Evaluate every query of a data set with ``evaluator.aevaluate``, at most ``workers`` at once.
 
-    Args:
-        evaluator: any LlamaIndex ``BaseRetrievalEvaluator``, e.g. ``RetrieverEvaluator(metrics=..., retriever=...)``.
-        dataset: an iterable of mappings or objects with ``query``, ``expected_ids`` and optionally
-            ``expected_texts``, or the path of a JSONL file with those keys.
-        workers: how many queries are evaluated concurrently (on one event loop: a retriever gains from it
-            when its ``aretrieve`` really awaits, as network retrievers do).
-        show_progress: show a tqdm progress bar (when tqdm is installed and the output is a terminal; the
-            ``TQDM_DISABLE`` environment variable turns it off).
+    Parameters
+    ----------
+    evaluator : BaseRetrievalEvaluator
+        Any LlamaIndex retrieval evaluator, e.g. ``RetrieverEvaluator(metrics=..., retriever=...)``.
+    dataset : iterable or path
+        Rows (mappings or objects) with ``query``, ``expected_ids`` and optionally ``expected_texts`` and
+        ``query_id``; a mapping row's other fields (e.g. ``query_type``) are kept for
+        :meth:`DatasetEvaluation.to_report`. Or the path of a UTF-8 JSONL file of such objects: a line that is
+        not valid UTF-8 or not valid JSON is that row's error, naming the line, and the rest is scored.
+    workers : int
+        How many queries are evaluated concurrently (on one event loop: a retriever gains from it when its
+        ``aretrieve`` really awaits, as network retrievers do).
+    show_progress : bool
+        Show a progress bar (on a terminal, when tqdm is installed and ``TQDM_DISABLE`` allows it; see
+        :mod:`rag_eval_adapters.progress`).
+    timeout : float, optional
+        Seconds each query may take (retrieval and scoring); a query that takes longer is cancelled and
+        recorded as a ``TimeoutError`` in ``errors``, and the others are still scored. It interrupts awaiting
+        only: a retriever that blocks the event loop in synchronous code cannot be stopped by it.
 
-    Returns:
-        :class:`DatasetEvaluation` with the scored results in input order, the failed queries (a query whose
-        retrieval or metric raises, or whose row is malformed, is recorded and the others are still scored),
-        and the mean of each metric over the scored queries. Ctrl-C stops the run and returns what finished,
-        with ``interrupted=True``.
+    Returns
+    -------
+    DatasetEvaluation
+        The scored results in input order, the failed queries (a query whose retrieval or metric raises, times
+        out, or whose row is malformed is recorded and the others are still scored), and the mean of each
+        metric over the scored queries.
 
-    Works from plain scripts and from inside a running event loop (e.g. Jupyter), where the run happens on a
-    separate thread. From async code, ``await aevaluate_dataset(...)`` instead.
+    Notes
+    -----
+    Ctrl-C stops the run and returns what finished, with ``interrupted=True``: from a plain script, from
+    inside a running event loop (Jupyter, or code under ``asyncio.run``), where the run happens on a separate
+    thread while the caller waits. From async code, ``await aevaluate_dataset(...)`` instead.
     """
     _check(evaluator, workers)
-    run = _Run(_load(dataset))
+    run = _Run(load_rows(dataset), _check_timeout(timeout))
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -317,6 +324,11 @@ def evaluate_dataset(
 
 
 def _run_on_thread(evaluator: BaseRetrievalEvaluator, run: _Run, workers: int, show_progress: bool) -> None:
+    """Run on a thread of its own while this thread waits; Ctrl-C here cancels the run and keeps what finished.
+
+    Under ``asyncio.run`` the running loop's SIGINT handler only cancels its main task, which cannot happen
+    while this call blocks it, so the default handler is put back while waiting (main thread only).
+    """
     failure: list[BaseException] = []
     context = contextvars.copy_context()
 
@@ -327,15 +339,23 @@ def _run_on_thread(evaluator: BaseRetrievalEvaluator, run: _Run, workers: int, s
             failure.append(exc)
 
     thread = threading.Thread(target=target, name="rag-eval-dataset", daemon=True)
-    thread.start()
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.getsignal(signal.SIGINT)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        while thread.is_alive():
-            thread.join(0.1)
-    except KeyboardInterrupt:
-        run.interrupted = True
-        if run.loop is not None and run.task is not None:
-            run.loop.call_soon_threadsafe(run.task.cancel)
-        thread.join()
+        thread.start()
+        try:
+            while thread.is_alive():
+                thread.join(0.1)
+        except KeyboardInterrupt:
+            run.interrupted = True
+            if run.loop is not None and run.task is not None:
+                run.loop.call_soon_threadsafe(run.task.cancel)
+            thread.join()
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
     if failure:
         raise failure[0]
 
@@ -346,14 +366,26 @@ async def aevaluate_dataset(
     *,
     workers: int = 8,
     show_progress: bool = True,
+    timeout: Optional[float] = None,
 ) -> DatasetEvaluation:
-    """The async form of :func:`evaluate_dataset` (same arguments and result).
+    """The async form of :func:`evaluate_dataset`.
 
+    Parameters
+    ----------
+    evaluator, dataset, workers, show_progress, timeout
+        As in :func:`evaluate_dataset`.
+
+    Returns
+    -------
+    DatasetEvaluation
+
+    Notes
+    -----
     Cancelling the awaiting task cancels the queries in flight and propagates ``CancelledError``, as asyncio
     code expects; use :func:`evaluate_dataset` for a run that returns its partial results on Ctrl-C.
     """
     _check(evaluator, workers)
-    run = _Run(_load(dataset))
+    run = _Run(load_rows(dataset), _check_timeout(timeout))
     await _evaluate_all(evaluator, run, workers, show_progress, swallow_cancel=False)
     return run.finish()
 
@@ -365,13 +397,30 @@ def evaluate_retriever(
     *,
     workers: int = 8,
     show_progress: bool = True,
+    timeout: Optional[float] = None,
 ) -> DatasetEvaluation:
     """Evaluate a LlamaIndex retriever on a data set: ``RetrieverEvaluator`` with these metrics, then
     :func:`evaluate_dataset`.
 
-    ``metrics`` are names (``"ndcg@10"``), core metric objects or metric instances (ours or LlamaIndex's).
+    Parameters
+    ----------
+    retriever : BaseRetriever
+        The LlamaIndex retriever to evaluate.
+    dataset : iterable or path
+        As in :func:`evaluate_dataset`.
+    metrics : iterable
+        Names (``"ndcg@10"``), core metric objects or metric instances (ours or LlamaIndex's).
+    workers, show_progress, timeout
+        As in :func:`evaluate_dataset`.
 
+    Returns
+    -------
+    DatasetEvaluation
+
+    Examples
+    --------
     >>> evaluation = evaluate_retriever(retriever, "qa.jsonl", ["hit_rate@3", "mrr", "ndcg@10"])  # doctest: +SKIP
+    >>> evaluation.to_report().by("query_type")  # doctest: +SKIP
     """
     from llama_index.core.evaluation import RetrieverEvaluator
 
@@ -380,9 +429,4 @@ def evaluate_retriever(
         for metric in metrics
     ]
     evaluator = RetrieverEvaluator(metrics=built, retriever=retriever)
-    return evaluate_dataset(evaluator, dataset, workers=workers, show_progress=show_progress)
-
-
-# ---------------------------------------------------------------------------------------------- retrievers
-
-
+    return evaluate_dataset(evaluator, dataset, workers=workers, show_progress=show_progress, timeout=timeout)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
 
+from ..progress import progress_bar
 from .base import RelevanceScorer, check_scores, validate_query_texts
 from .errors import short_query
 
@@ -46,11 +47,12 @@ class RelevancyResult:
 @dataclass
 class BatchRelevancy:
     """Relevancy of many queries: ``scores`` {qid: score}, ``details`` {qid: RelevancyResult} and ``errors``
-    {qid: message} for the queries that failed (they have no score; the others are still scored)."""
+    {qid: message} for the queries that failed (they have no score; the others are still scored). Query ids
+    are the keys given to the batch, unchanged."""
 
-    scores: dict[str, float] = field(default_factory=dict)
-    details: dict[str, RelevancyResult] = field(default_factory=dict)
-    errors: dict[str, str] = field(default_factory=dict)
+    scores: dict[Hashable, float] = field(default_factory=dict)
+    details: dict[Hashable, RelevancyResult] = field(default_factory=dict)
+    errors: dict[Hashable, str] = field(default_factory=dict)
 
     def mean(self) -> float | None:
         """Mean score over the scored queries (None when none was scored)."""
@@ -165,19 +167,21 @@ async def arerank_relevancy(
     return (await arerank_relevancy_result(query, texts, scorer, agg, normalize=normalize)).score
 
 
-def _batch_items(items: Mapping[str, tuple[str, Sequence[str]]]) -> list[tuple[str, str, Sequence[str]]]:
+def _batch_items(items: Mapping[Hashable, tuple[str, Sequence[str]]]) -> list[tuple[Hashable, str, Sequence[str]]]:
+    """The (qid, query, texts) rows, each query id kept exactly as given (``1`` and ``"1"`` stay two
+    queries); a malformed pair is refused naming its id."""
     if not isinstance(items, Mapping):
         raise TypeError("items must be a mapping {query_id: (query, texts)}")
     out = []
     for qid, pair in items.items():
         if not isinstance(pair, (tuple, list)) or len(pair) != 2:
             raise TypeError(f"items[{qid!r}] must be a (query, texts) pair, got {type(pair).__name__}")
-        out.append((str(qid), pair[0], pair[1]))
+        out.append((qid, pair[0], pair[1]))
     return out
 
 
 def rerank_relevancy_batch(
-    items: Mapping[str, tuple[str, Sequence[str]]],
+    items: Mapping[Hashable, tuple[str, Sequence[str]]],
     scorer: RelevanceScorer,
     agg: Agg = "max",
     *,
@@ -186,16 +190,18 @@ def rerank_relevancy_batch(
 ) -> BatchRelevancy:
     """:func:`rerank_relevancy` for every ``{qid: (query, texts)}``, one after another (progress bar on a TTY).
 
-    A query that fails (bad input, endpoint error after retries) is recorded in ``errors`` with its message;
-    the others are still scored.
+    A query that fails for any reason (bad input, endpoint error after retries, a scorer's own exception) is
+    recorded in ``errors`` with its message; the others are still scored. Results are keyed by the query ids
+    exactly as given (``1`` and ``"1"`` are two queries). ``progress=False`` hides the bar; otherwise it is
+    drawn on a terminal unless ``TQDM_DISABLE`` says no (:mod:`rag_eval_adapters.progress`).
     """
     check_relevancy_options(scorer, agg, normalize)
     rows = _batch_items(items)
     result = BatchRelevancy()
-    for qid, query, texts in _progress(rows, progress):
+    for qid, query, texts in progress_bar(rows, desc="rerank relevancy", unit="query", show=progress):
         try:
             res = rerank_relevancy_result(query, texts, scorer, agg, normalize=normalize)
-        except (ValueError, TypeError, RuntimeError) as exc:
+        except Exception as exc:  # noqa: BLE001 - one query's failure is recorded, the batch goes on
             result.errors[qid] = f"{type(exc).__name__}: {exc}"
             continue
         result.scores[qid], result.details[qid] = res.score, res
@@ -203,7 +209,7 @@ def rerank_relevancy_batch(
 
 
 async def arerank_relevancy_batch(
-    items: Mapping[str, tuple[str, Sequence[str]]],
+    items: Mapping[Hashable, tuple[str, Sequence[str]]],
     scorer: RelevanceScorer,
     agg: Agg = "max",
     *,
@@ -233,18 +239,3 @@ async def arerank_relevancy_batch(
             result.scores[qid], result.details[qid] = outcome.score, outcome
     return result
 
-
-def _progress(rows: list, progress: bool | None):
-    """``rows`` wrapped in a tqdm bar when tqdm is installed and ``progress`` (default: stderr is a TTY and
-    ``TQDM_DISABLE`` is unset)."""
-    import os
-    import sys
-
-    show = (not os.environ.get("TQDM_DISABLE") and sys.stderr.isatty()) if progress is None else progress
-    if not show:
-        return rows
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return rows
-    return tqdm(rows, desc="rerank relevancy")

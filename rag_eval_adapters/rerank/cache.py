@@ -1,108 +1,47 @@
-"""A cache of (model, query, text) -> score so a re-run does not pay twice."""
+"""A cache of (model, query, text) -> score so a re-run does not pay twice (on the shared model-call cache).
+
+A cached score is validated on read (finite, in [0, 1] for a calibrated scorer; a row edited by hand is
+ignored): an invalid entry is scored again, never returned. A cache that cannot be written warns
+(:class:`rag_eval_adapters.modelcalls.CacheWriteWarning`) and the scores just paid for are still returned.
+"""
 
 from __future__ import annotations
 
-import hashlib
 import os
-import sqlite3
 import threading
-from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
-from typing import Protocol, runtime_checkable
+from collections.abc import Sequence
 
+from ..modelcalls.cache import CallCache, InMemoryCache, SqliteCache, finite_score, lookup_quietly, open_cache, store_quietly
+from ..modelcalls.cache import cache_key as _call_key
 from .base import RelevanceScorer, check_scores, validate_query_texts
 
 __all__ = ["ScoreCache", "InMemoryScoreCache", "SqliteScoreCache", "CachedScorer", "cache_key", "as_cache"]
 
 
 def cache_key(model: str, query: str, text: str) -> str:
-    """The cache key of one pair: sha256 of ``model``, ``query`` and ``text`` (NUL-separated), hex."""
-    h = hashlib.sha256()
-    for part in (model, query, text):
-        h.update(part.encode("utf-8", "surrogatepass"))
-        h.update(b"\x00")
-    return h.hexdigest()
+    """The cache key of one pair: :func:`rag_eval_adapters.modelcalls.cache_key` of ``model`` and
+    ``{"query": query, "text": text}`` (sha256 of canonical JSON: distinct pairs never share a key)."""
+    return _call_key(model, {"query": query, "text": text})
 
 
-@runtime_checkable
-class ScoreCache(Protocol):
-    """Storage for scores by :func:`cache_key`."""
-
-    def get_many(self, keys: Iterable[str]) -> dict[str, float]: ...
-
-    def set_many(self, items: Mapping[str, float]) -> None: ...
+#: A score cache is any model-call cache (``get_many`` / ``set_many``).
+ScoreCache = CallCache
 
 
-class InMemoryScoreCache:
-    """A process-local, thread-safe dict cache."""
-
-    def __init__(self) -> None:
-        self._data: dict[str, float] = {}
-        self._lock = threading.Lock()
-
-    def __repr__(self) -> str:
-        return f"InMemoryScoreCache(entries={len(self)})"
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-    def get_many(self, keys: Iterable[str]) -> dict[str, float]:
-        with self._lock:
-            return {k: self._data[k] for k in keys if k in self._data}
-
-    def set_many(self, items: Mapping[str, float]) -> None:
-        with self._lock:
-            self._data.update(items)
+class InMemoryScoreCache(InMemoryCache):
+    """A process-local, thread-safe dict cache of scores."""
 
 
-class SqliteScoreCache:
-    """A persistent cache in one SQLite file (created if missing), safe to share between threads."""
-
-    def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self._conn = sqlite3.connect(str(self.path), check_same_thread=False)
-        with self._conn:
-            self._conn.execute("CREATE TABLE IF NOT EXISTS scores (key TEXT PRIMARY KEY, score REAL NOT NULL)")
-
-    def __repr__(self) -> str:
-        return f"SqliteScoreCache({str(self.path)!r}, entries={len(self)})"
-
-    def __len__(self) -> int:
-        with self._lock:
-            return int(self._conn.execute("SELECT COUNT(*) FROM scores").fetchone()[0])
-
-    def get_many(self, keys: Iterable[str]) -> dict[str, float]:
-        keys = list(keys)
-        out: dict[str, float] = {}
-        with self._lock:
-            for start in range(0, len(keys), 500):
-                chunk = keys[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                for key, score in self._conn.execute(f"SELECT key, score FROM scores WHERE key IN ({marks})", chunk):
-                    out[key] = float(score)
-        return out
-
-    def set_many(self, items: Mapping[str, float]) -> None:
-        with self._lock, self._conn:
-            self._conn.executemany("INSERT OR REPLACE INTO scores (key, score) VALUES (?, ?)", list(items.items()))
-
-    def close(self) -> None:
-        """Close the database connection."""
-        with self._lock:
-            self._conn.close()
+class SqliteScoreCache(SqliteCache):
+    """A persistent score cache in one SQLite file, shared safely by threads and processes (see
+    :class:`rag_eval_adapters.modelcalls.SqliteCache`)."""
 
 
 def as_cache(cache: ScoreCache | str | os.PathLike[str] | None) -> ScoreCache | None:
     """``None`` -> None, a path -> :class:`SqliteScoreCache`, a cache object -> itself."""
-    if cache is None:
-        return None
     if isinstance(cache, (str, os.PathLike)):
         return SqliteScoreCache(cache)
-    if isinstance(cache, ScoreCache):
-        return cache
-    raise TypeError(f"cache must be a path, a ScoreCache (get_many/set_many) or None; got {type(cache).__name__}")
+    return open_cache(cache)
 
 
 class CachedScorer:
@@ -134,7 +73,7 @@ class CachedScorer:
 
     def _lookup(self, query: str, texts: Sequence[str]) -> tuple[list[str], dict[str, float], list[str]]:
         keys = [cache_key(self.name, query, t) for t in texts]
-        found = self.cache.get_many(set(keys))
+        found = lookup_quietly(self.cache, set(keys), finite_score(self.calibrated))
         missing: dict[str, str] = {}
         for key, text in zip(keys, texts):
             if key not in found and key not in missing:
@@ -147,8 +86,7 @@ class CachedScorer:
     def _store(self, query: str, keys: list[str], found: dict[str, float], todo: list[str], scores: list[float]) -> list[float]:
         scores = check_scores(query, todo, scores, calibrated=self.calibrated, source=repr(self.scorer))
         new = {cache_key(self.name, query, t): s for t, s in zip(todo, scores)}
-        if new:
-            self.cache.set_many(new)
+        store_quietly(self.cache, new)
         found.update(new)
         return [found[k] for k in keys]
 

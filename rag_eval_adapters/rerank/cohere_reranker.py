@@ -19,7 +19,7 @@ from typing import Any
 from .base import validate_query_texts
 from .cache import CachedScorer, ScoreCache, as_cache
 from .errors import RerankError, RerankResponseError, short_query
-from .retry import RetryPolicy, is_retryable_status
+from ..modelcalls.retry import RetryPolicy, is_retryable_status
 
 __all__ = ["CohereReranker", "RerankUsage", "DEFAULT_COHERE_MODEL", "resolve_cohere_api_key"]
 

@@ -1,4 +1,4 @@
-"""Helpers (no tests) shared by the rag-eval command tests: in-process runs and small input files."""
+"""Shared by the rag-eval command tests (not a test module): in-process runs and small input files."""
 
 from __future__ import annotations
 

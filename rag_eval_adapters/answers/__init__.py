@@ -1,0 +1,61 @@
+"""Answer metrics: exact match, token F1, ROUGE-L and semantic similarity, right in every language.
+
+>>> from rag_eval_adapters.answers import exact_match, token_f1, rouge_l
+>>> exact_match("The Eiffel Tower", ["Eiffel Tower", "Tour Eiffel"])
+1.0
+>>> token_f1("Москва, столица России", "столица России — Москва").f1
+1.0
+>>> round(rouge_l("北京是中国的首都", "中国的首都是北京").f1, 4)
+0.625
+
+On English text exact match and F1 equal the SQuAD v1.1 evaluation script and ROUGE-L equals ``rouge-score``;
+Unicode punctuation, case folding and CJK characters make them right for other languages too (see
+``docs/answers.md``). The framework-free core; the LlamaIndex and LangChain adapters live in those packages.
+"""
+
+from __future__ import annotations
+
+from .cache import CachedEmbedder
+from .embedders import CallableEmbedder, E5Embedder, Embedder
+from .evaluation import evaluate_answers
+from .lexical import Overlap, exact_match, lcs_length, rouge_l, token_f1
+from .metrics import (
+    AnswerMetric,
+    ExactMatch,
+    RougeL,
+    SemanticSimilarity,
+    TokenF1,
+    answer_metric_names,
+    parse_answer_metric,
+    parse_answer_metrics,
+)
+from .openai_embedder import OpenAIEmbedder
+from .normalize import CJK_RANGES, ROUGE, SQUAD, Normalization
+from .semantic import semantic_similarity
+
+__all__ = [
+    "evaluate_answers",
+    "exact_match",
+    "token_f1",
+    "rouge_l",
+    "semantic_similarity",
+    "Overlap",
+    "lcs_length",
+    "Normalization",
+    "SQUAD",
+    "ROUGE",
+    "CJK_RANGES",
+    "Embedder",
+    "CallableEmbedder",
+    "E5Embedder",
+    "OpenAIEmbedder",
+    "CachedEmbedder",
+    "AnswerMetric",
+    "ExactMatch",
+    "TokenF1",
+    "RougeL",
+    "SemanticSimilarity",
+    "parse_answer_metric",
+    "parse_answer_metrics",
+    "answer_metric_names",
+]

@@ -1,0 +1,171 @@
+"""Scoring a batch of answers: :func:`evaluate_answers`, returning the package's :class:`~rag_eval_adapters.Report`."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import Any, Optional, Union
+
+import numpy as np
+
+from ..progress import progress_bar
+from ..report import Report
+from .cache import cached
+from .embedders import Embedder
+from .lexical import check_prediction, check_references
+from .metrics import AnswerMetric, SemanticSimilarity, parse_answer_metrics
+from .semantic import similarity_batch
+
+__all__ = ["evaluate_answers", "AnswerRecord"]
+
+RESERVED = ("query_id", "prediction", "reference", "references")
+
+
+class AnswerRecord:
+    """One validated record: ``query_id``, ``prediction``, ``references`` and the other fields as ``attributes``."""
+
+    __slots__ = ("query_id", "prediction", "references", "attributes")
+
+    def __init__(self, query_id: Hashable, prediction: str, references: list[str], attributes: dict[str, Any]):
+        self.query_id = query_id
+        self.prediction = prediction
+        self.references = references
+        self.attributes = attributes
+
+    def __repr__(self) -> str:
+        return (f"AnswerRecord(query_id={self.query_id!r}, prediction={self.prediction!r:.40}, "
+                f"references={self.references!r:.60}, attributes={self.attributes!r})")
+
+
+def _record(item: Any, index: int) -> tuple[Hashable, Union[AnswerRecord, str]]:
+    """The query id and the record, or the query id and an error message (``ValueError`` without an id)."""
+    if not isinstance(item, Mapping):
+        raise TypeError(f"record {index} must be a mapping with query_id, prediction and reference(s), "
+                        f"got {type(item).__name__}")
+    if "query_id" not in item or item["query_id"] is None:
+        raise ValueError(f"record {index} has no query_id; every record needs one")
+    qid = item["query_id"]
+    if not isinstance(qid, Hashable):
+        raise TypeError(f"record {index}: query_id must be a string or a number, got {type(qid).__name__}")
+    try:
+        if "prediction" not in item:
+            raise ValueError("no 'prediction' field")
+        prediction = check_prediction(item["prediction"], "prediction")
+        if "references" in item and "reference" in item:
+            raise ValueError("give either 'reference' or 'references', not both")
+        field = "references" if "references" in item else "reference"
+        if field not in item:
+            raise ValueError("no 'reference' or 'references' field")
+        references = check_references(item[field], field)
+    except (TypeError, ValueError) as exc:
+        return qid, f"query {qid!r}: {exc}"
+    attributes = {k: v for k, v in item.items() if k not in RESERVED}
+    return qid, AnswerRecord(qid, prediction, references, attributes)
+
+
+def _semantic(records: list[AnswerRecord], metric: SemanticSimilarity, embedder: Embedder,
+              errors: dict[Hashable, str]) -> dict[Hashable, float]:
+    """Similarity of every record, in one embedding call; record by record when that call fails."""
+    try:
+        values = similarity_batch([r.prediction for r in records], [r.references for r in records],
+                                  embedder, side=metric.side)
+        return {r.query_id: float(v) for r, v in zip(records, values)}
+    except Exception:  # noqa: BLE001 - isolate the failing records, keep the others
+        pass
+    out = {}
+    for r in records:
+        try:
+            out[r.query_id] = metric.score(r.prediction, r.references, embedder)
+        except Exception as exc:  # noqa: BLE001 - recorded per query
+            errors[r.query_id] = f"query {r.query_id!r}: {metric.key}: {type(exc).__name__}: {exc}"
+    return out
+
+
+def evaluate_answers(
+    records: Iterable[Mapping[str, Any]],
+    metrics: Union[str, AnswerMetric, Iterable[Union[str, AnswerMetric]]] = ("em", "f1", "rouge_l"),
+    embedder: Optional[Embedder] = None,
+    *,
+    cache: Any = None,
+    progress: bool = True,
+) -> Report:
+    """Score every answer against its reference(s) with each metric.
+
+    Parameters
+    ----------
+    records : iterable of mappings
+        Each with ``query_id``, ``prediction`` and ``reference`` (a string) or ``references`` (one string or a
+        list: the best match counts). Other fields (e.g. ``query_type``) are kept as the query's attributes.
+    metrics : names or :class:`~rag_eval_adapters.answers.metrics.AnswerMetric` objects
+        ``em``, ``f1``, ``token_precision``, ``token_recall``, ``rouge_l`` (``_precision``/``_recall``,
+        ``rouge_l_stem...``), ``semantic_similarity``.
+    embedder : Embedder, optional
+        Needed by ``semantic_similarity``; e.g. :class:`~rag_eval_adapters.answers.E5Embedder`. Each distinct
+        text is embedded once.
+    cache : cache object or path, optional
+        Where embeddings are cached by content hash (:class:`~rag_eval_adapters.answers.CachedEmbedder`): an
+        SQLite file path keeps them across runs; default an in-memory cache for this call.
+    progress : bool
+        Show a progress bar for 1,000 answers or more (on a terminal, unless ``TQDM_DISABLE`` says no).
+
+    Returns
+    -------
+    Report
+        Means over the scored answers, values per query, and ``errors``: a record with a bad field (or whose
+        embedding failed) is reported there with its query id and the rest are still scored.
+
+    Raises
+    ------
+    ValueError
+        A record without ``query_id``, a repeated ``query_id``, ``semantic_similarity`` without an embedder,
+        no records, or no record that could be scored.
+    """
+    measures = parse_answer_metrics(metrics)
+    if any(m.needs_embedder for m in measures):
+        if embedder is None:
+            raise ValueError("semantic_similarity needs an embedder: pass embedder=E5Embedder() or another Embedder")
+        embedder = cached(embedder, cache)
+    if isinstance(records, Mapping) or isinstance(records, (str, bytes)):
+        raise TypeError("records must be an iterable of mappings (one per answer), not a single mapping or string")
+    valid: list[AnswerRecord] = []
+    errors: dict[Hashable, str] = {}
+    attributes: dict[Hashable, dict[str, Any]] = {}
+    seen: set = set()
+    for index, item in enumerate(records):
+        qid, rec = _record(item, index)
+        if qid in seen:
+            raise ValueError(f"record {index}: query_id {qid!r} appears twice; query ids must be unique")
+        seen.add(qid)
+        attributes[qid] = {k: v for k, v in item.items() if k not in RESERVED}
+        if isinstance(rec, str):
+            errors[qid] = rec
+        else:
+            valid.append(rec)
+    if not seen:
+        raise ValueError("no records: give at least one {query_id, prediction, reference} record")
+    columns = _score(valid, measures, embedder, errors, progress)
+    scored = [r for r in valid if r.query_id not in errors]
+    if not scored:
+        first = next(iter(errors.values()))
+        raise ValueError(f"no answer could be scored; {len(errors)} errors, the first: {first}")
+    values = np.array([[columns[j][r.query_id] for j in range(len(measures))] for r in scored], dtype=np.float64)
+    counts = {"queries": len(seen), "scored": len(scored), "errors": len(errors)}
+    errors = {q: errors[q] for q in attributes if q in errors}  # in record order
+    return Report(measures, [r.query_id for r in scored], values.reshape(len(scored), len(measures)),
+                  errors, counts, relevance_level=None, attributes={q: a for q, a in attributes.items() if a})
+
+
+def _score(valid: list[AnswerRecord], measures: Sequence[AnswerMetric], embedder: Optional[Embedder],
+           errors: dict[Hashable, str], progress: bool) -> list[dict[Hashable, float]]:
+    columns: list[dict[Hashable, float]] = [{} for _ in measures]
+    lexical = [(j, m) for j, m in enumerate(measures) if not m.needs_embedder]
+    for r in progress_bar(valid, total=len(valid), desc="scoring answers", unit="answer",
+                          show=progress and bool(lexical) and len(valid) >= 1000):
+        for j, m in lexical:
+            try:
+                columns[j][r.query_id] = m.score(r.prediction, r.references)
+            except Exception as exc:  # noqa: BLE001 - recorded per query
+                errors[r.query_id] = f"query {r.query_id!r}: {m.key}: {type(exc).__name__}: {exc}"
+    for j, m in enumerate(measures):
+        if m.needs_embedder:
+            columns[j] = _semantic(valid, m, embedder, errors)
+    return columns

@@ -1,0 +1,149 @@
+"""``rag-eval answers``: score generated answers against reference answers (EM, F1, ROUGE-L, similarity)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any, Optional, TextIO
+
+from ._common import (
+    FORMATS,
+    CLIError,
+    _check_file,
+    _check_plot_path,
+    _emit,
+    _is_tty,
+    _one_line,
+    _plot,
+    _print_rich,
+    progress_enabled,
+)
+
+DEFAULT_ANSWER_METRICS = ("em", "f1", "rouge_l")
+
+
+def add_parser(sub: Any) -> None:
+    """Register the command on the ``rag-eval`` subparsers."""
+    p = sub.add_parser(
+        "answers", help="score generated answers against reference answers",
+        description="Score generated answers (JSONL: query_id, prediction) against reference answers (JSONL: "
+                    "query_id, reference or references) with exact match, token F1, ROUGE-L and semantic "
+                    "similarity. Other fields of the lines (e.g. query_type) can group the results.",
+    )
+    p.add_argument("--predictions", required=True, metavar="FILE",
+                   help="JSONL, one line per query: {query_id, prediction}; with both prediction and "
+                        "reference(s) on each line --references may be left out")
+    p.add_argument("--references", metavar="FILE",
+                   help="JSONL, one line per query: {query_id, reference | references, ...other fields}")
+    p.add_argument("-m", "--metric", action="append", metavar="METRIC",
+                   help="em, f1, token_precision, token_recall, rouge_l (_precision, _recall), rouge_l_stem, "
+                        "semantic_similarity (repeatable or comma-separated; default em, f1, rouge_l)")
+    p.add_argument("--embedder", default="e5", metavar="NAME",
+                   help="for semantic_similarity: 'e5' (offline multilingual-e5-small, the default) or "
+                        "'openai:MODEL' (an OpenAI-compatible endpoint; key from OPENAI_API_KEY)")
+    p.add_argument("--base-url", metavar="URL", help="the OpenAI-compatible endpoint for --embedder openai:MODEL")
+    p.add_argument("--cache", metavar="FILE", help="SQLite file caching embeddings across runs")
+    p.add_argument("--group-by", metavar="FIELD", help="also show means, counts and 95%% CIs per value of FIELD")
+    p.add_argument("--per-query", action="store_true", help="also list every answer, worst first")
+    p.add_argument("--sort-by", metavar="METRIC", help="metric that orders --per-query (default the first)")
+    p.add_argument("--limit", type=int, metavar="N", help="list only the N worst answers")
+    p.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the means (per group with --group-by) into a PNG")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    p.set_defaults(func=cmd_answers)
+
+
+def _metrics(names: Optional[list[str]]) -> list[Any]:
+    from ..answers import parse_answer_metrics
+
+    items = [n.strip() for item in (names or DEFAULT_ANSWER_METRICS) for n in item.split(",") if n.strip()]
+    try:
+        return parse_answer_metrics(items)
+    except (TypeError, ValueError) as exc:
+        raise CLIError(_one_line(str(exc))) from None
+
+
+def _embedder(spec: str, base_url: Optional[str]) -> Any:
+    from ..answers import E5Embedder, OpenAIEmbedder
+
+    kind, _, model = spec.partition(":")
+    try:
+        if kind == "e5" and not model:
+            return E5Embedder()
+        if kind == "openai" and model:
+            if not base_url and not os.environ.get("OPENAI_API_KEY"):
+                raise CLIError("--embedder openai:MODEL needs OPENAI_API_KEY in the environment (or --base-url "
+                               "of a server that takes any key)")
+            return OpenAIEmbedder(model, base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") or "none")
+    except ImportError as exc:
+        raise CLIError(_one_line(str(exc))) from None
+    raise CLIError(f"--embedder takes 'e5' or 'openai:MODEL', got {spec!r}")
+
+
+def _load(args: argparse.Namespace) -> tuple[list[dict], int]:
+    from ..answers.records import join_answer_records
+
+    _check_file(args.predictions, "predictions")
+    if args.references:
+        _check_file(args.references, "references")
+    try:
+        return join_answer_records(args.predictions, args.references)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise CLIError(_one_line(str(exc))) from None
+    except OSError as exc:
+        raise CLIError(f"cannot read {exc.filename}: {exc.strerror or exc}") from None
+
+
+def cmd_answers(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from ..answers import evaluate_answers
+
+    _check_plot_path(args.plot)
+    inputs = {Path(f).resolve() for f in (args.predictions, args.references) if f}
+    for option, path in (("--output", args.output), ("--plot", args.plot)):
+        if path and Path(path).resolve() in inputs:
+            raise CLIError(f"{option} {path} is an input file; choose another path (inputs are never overwritten)")
+    metrics = _metrics(args.metric)
+    records, unmatched = _load(args)
+    embedder = _embedder(args.embedder, args.base_url) if any(m.needs_embedder for m in metrics) else None
+    try:
+        report = evaluate_answers(records, metrics, embedder, cache=args.cache, progress=progress_enabled(stderr))
+    except (TypeError, ValueError) as exc:
+        raise CLIError(_one_line(str(exc))) from None
+    if unmatched:
+        report.counts["predictions_without_reference"] = unmatched
+    if args.sort_by is not None and args.sort_by not in report.keys:
+        raise CLIError(f"--sort-by {args.sort_by}: not among the computed metrics ({', '.join(report.keys)})")
+    grouped = None
+    if args.group_by:
+        if not any(args.group_by in a for a in report.attributes.values()):
+            raise CLIError(f"--group-by {args.group_by}: no record has that field")
+        grouped = report.by(args.group_by)
+    _render(report, grouped, args, stdout, stderr)
+    if args.plot:
+        means = {str(g.group): dict(g.mean) for g in grouped.rows if g.mean} if grouped else {
+            Path(args.predictions).name: dict(report.mean)}
+        _plot(means, args.plot, stderr, title="Answer metrics")
+    return 0
+
+
+def _render(report: Any, grouped: Any, args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> None:
+    from ..reports import evaluation_tables, render_evaluation, render_groups
+
+    options = dict(per_query=args.per_query, sort_by=args.sort_by or report.keys[0], limit=args.limit)
+    if args.format == "table" and not args.output and _is_tty(stdout):
+        tables = evaluation_tables(report, title="Answers: mean over queries", **options)
+        _print_rich(tables, stdout)
+        if grouped is not None:
+            stdout.write(render_groups(grouped, "table"))
+        return
+    text = render_evaluation(report, args.format, **options)
+    if grouped is not None:
+        if args.format == "json":
+            data = json.loads(text)
+            data["groups"] = grouped.to_dict()
+            text = json.dumps(data, indent=2, default=str) + "\n"
+        else:
+            text += "\n" + render_groups(grouped, args.format)
+    _emit(text, args.output, stdout, stderr)

@@ -1,0 +1,47 @@
+"""A LangChain chat model as the chat model of :func:`rag_eval_adapters.testsets.generate_testset`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+from ..testsets import Completion
+
+__all__ = ["LangChainChatLLM"]
+
+_MESSAGES = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # content blocks
+        return "".join(b if isinstance(b, str) else str(b.get("text", "")) for b in content if isinstance(b, (str, dict)))
+    return ""
+
+
+class LangChainChatLLM:
+    """Wrap a LangChain chat model (e.g. ``langchain_openai.ChatOpenAI``) as a test-set generator's chat
+    model: messages go through ``model.invoke``; token usage is read from ``usage_metadata``. Build the model
+    with ``max_retries=0`` so the generator's retries, which honour ``retry-after``, are the only ones."""
+
+    def __init__(self, model: BaseChatModel) -> None:
+        if not isinstance(model, BaseChatModel):
+            raise TypeError(f"model must be a LangChain chat model (BaseChatModel), got {type(model).__name__}")
+        self.model = model
+        self.name = str(getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__)
+        temperature = getattr(model, "temperature", None)
+        self.temperature = float(temperature) if isinstance(temperature, (int, float)) else None
+
+    def __repr__(self) -> str:
+        return f"LangChainChatLLM({type(self.model).__name__}, model={self.name!r})"
+
+    def chat(self, messages: list[dict[str, str]]) -> Completion:
+        """One chat answer for OpenAI-style ``messages``."""
+        reply = self.model.invoke([_MESSAGES[m["role"]](content=m["content"]) for m in messages])
+        usage = getattr(reply, "usage_metadata", None) or {}
+        refusal = (getattr(reply, "additional_kwargs", None) or {}).get("refusal")
+        return Completion(text=_text(getattr(reply, "content", "")), input_tokens=int(usage.get("input_tokens") or 0),
+                          output_tokens=int(usage.get("output_tokens") or 0), refusal=refusal)

@@ -1,0 +1,67 @@
+"""One model-call layer for rerankers, generators and embedders: retries, cache, limits and usage.
+
+* :class:`RetryPolicy` / :func:`call_with_retry`: retry 429, 408, 409, 5xx (not 501), timeouts and
+  connection errors with exponential backoff, honouring ``retry-after-ms`` / ``retry-after``; a per-call
+  timeout; the final failure is a :class:`ModelCallError`.
+* :func:`cache_key`, :class:`InMemoryCache`, :class:`SqliteCache`, :func:`open_cache`: results keyed by an
+  unambiguous hash of (model, input, parameters); tampered values are ignored; SQLite files are shared safely
+  by processes (WAL, busy timeout); :func:`store_quietly` never loses a result to a failing cache.
+* :class:`CallLimiter`: bounded concurrency and a start-rate limit.
+* :class:`UsageMeter` / :class:`Usage` / :class:`Prices`: calls, cache hits, tokens and cost.
+
+The package imports nothing beyond the standard library.
+"""
+
+from __future__ import annotations
+
+from .cache import (
+    CacheError,
+    CacheWriteWarning,
+    CallCache,
+    InMemoryCache,
+    SqliteCache,
+    cache_key,
+    canonical_json,
+    finite_score,
+    finite_vector,
+    lookup_quietly,
+    open_cache,
+    store_quietly,
+)
+from .limits import CallLimiter
+from .retry import (
+    RETRYABLE_STATUS,
+    ModelCallError,
+    RetryPolicy,
+    call_with_retry,
+    classify_exception,
+    is_retryable_status,
+    parse_retry_after,
+)
+from .usage import Prices, Usage, UsageMeter
+
+__all__ = [
+    "RETRYABLE_STATUS",
+    "CacheError",
+    "CacheWriteWarning",
+    "CallCache",
+    "CallLimiter",
+    "InMemoryCache",
+    "ModelCallError",
+    "Prices",
+    "RetryPolicy",
+    "SqliteCache",
+    "Usage",
+    "UsageMeter",
+    "cache_key",
+    "call_with_retry",
+    "canonical_json",
+    "classify_exception",
+    "finite_score",
+    "finite_vector",
+    "is_retryable_status",
+    "lookup_quietly",
+    "open_cache",
+    "parse_retry_after",
+    "store_quietly",
+]

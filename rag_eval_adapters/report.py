@@ -1,0 +1,461 @@
+"""The one result type of every evaluation: :class:`Report`, and its per-group view :class:`GroupedReport`.
+
+:func:`~rag_eval_adapters.evaluate`, :func:`~rag_eval_adapters.evaluate_columns`,
+``DatasetEvaluation.to_report()`` (LlamaIndex data sets) and the answer metrics all return a
+:class:`Report`; :mod:`rag_eval_adapters.reports` renders it and :mod:`rag_eval_adapters.compare`
+compares several.
+
+>>> report = Report.from_per_query(
+...     {"q1": {"mrr": 1.0}, "q2": {"mrr": 0.5}, "q3": {"mrr": 0.0}},
+...     attributes={"q1": {"query_type": "fact"}, "q2": {"query_type": "fact"}, "q3": {"query_type": "how"}},
+... )
+>>> report.mean["mrr"]
+0.5
+>>> report.by("query_type").mean("mrr")
+{'fact': 0.75, 'how': 0.0, 'all': 0.5}
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Union
+
+import numpy as np
+
+__all__ = ["Report", "GroupedReport", "GroupStats", "OVERALL", "as_report"]
+
+OVERALL = "all"  # the label of the overall row of a GroupedReport, as trec_eval labels its summary lines
+
+Grouping = Union[str, Mapping[Hashable, Hashable], Callable[[Hashable], Hashable]]
+
+
+def _key(metric: Any) -> str:
+    """The column name of a metric: a string as given, else its ``key`` (core and answer metric objects)."""
+    if isinstance(metric, str):
+        return metric
+    key = getattr(metric, "key", None)
+    if not isinstance(key, str):
+        raise TypeError(f"a report metric must be a name or an object with a string 'key', got {metric!r:.60}")
+    return key
+
+
+class Report:
+    """Per-query scores of one evaluation: means, per-query values, errors, counts and per-query attributes.
+
+    Parameters
+    ----------
+    metrics : sequence of Metric or str
+        The metrics in column order: core :class:`~rag_eval_adapters.measures.Metric` objects, any object with
+        a string ``key`` (answer metrics), or plain names (LlamaIndex ``metric_name``).
+    query_ids : sequence
+        The queries that were scored, one per row of ``values``.
+    values : array_like
+        Shape ``(len(query_ids), len(metrics))``.
+    errors : mapping, optional
+        ``{query_id: message}`` for each query that could not be scored (the others still are).
+    counts : mapping, optional
+        Named counts, e.g. ``queries``, ``scored``, ``missing_from_run``, ``not_in_qrels``, ``errors``.
+        Default: ``queries`` (scored plus failed), ``scored`` and ``errors``.
+    relevance_level : float or None, optional
+        The lowest grade that counted as relevant (retrieval reports); None where it does not apply.
+    attributes : mapping, optional
+        ``{query_id: {field: value}}``: what is known of each query besides its scores, such as
+        ``query_type``; failed queries may have attributes too. :meth:`by` groups on them.
+
+    Attributes
+    ----------
+    metrics, query_ids, values, errors, counts, relevance_level, attributes
+        As given (``values`` as a float64 array).
+    """
+
+    def __init__(
+        self,
+        metrics: Sequence[Any],
+        query_ids: Sequence[Hashable],
+        values: Any,
+        errors: Mapping[Hashable, str] | None = None,
+        counts: Mapping[str, int] | None = None,
+        relevance_level: float | None = 1.0,
+        attributes: Mapping[Hashable, Mapping[str, Any]] | None = None,
+    ) -> None:
+        self.metrics = list(metrics)
+        self._keys = [_key(m) for m in self.metrics]
+        if len(set(self._keys)) != len(self._keys):
+            raise ValueError(f"a report's metric keys must be distinct, got {self._keys}")
+        self.query_ids = list(query_ids)
+        self.values = np.asarray(values, dtype=np.float64).reshape(len(self.query_ids), len(self.metrics))
+        self.errors = dict(errors or {})
+        if counts is None:
+            counts = {"queries": len(self.query_ids) + len(self.errors), "scored": len(self.query_ids),
+                      "errors": len(self.errors)}
+        self.counts = dict(counts)
+        self.relevance_level = relevance_level
+        self.attributes = {q: dict(a) for q, a in (attributes or {}).items()}
+
+    @classmethod
+    def from_per_query(
+        cls,
+        per_query: Mapping[Hashable, Mapping[str, float]],
+        metrics: Sequence[Any] | None = None,
+        *,
+        errors: Mapping[Hashable, str] | None = None,
+        counts: Mapping[str, int] | None = None,
+        relevance_level: float | None = None,
+        attributes: Mapping[Hashable, Mapping[str, Any]] | None = None,
+    ) -> "Report":
+        """A report from ``{query_id: {metric key: value}}``.
+
+        Parameters
+        ----------
+        per_query : mapping
+            The scores of each scored query; every query must hold a value for every metric.
+        metrics : sequence, optional
+            The columns (names or metric objects), in order; default: the keys of the first query.
+        errors, counts, relevance_level, attributes
+            As in :class:`Report`.
+
+        Raises
+        ------
+        ValueError
+            When a query lacks a value for one of the metrics.
+        """
+        if metrics is None:
+            first = next(iter(per_query.values()), {})
+            metrics = list(first)
+        keys = [_key(m) for m in metrics]
+        values = np.empty((len(per_query), len(keys)), dtype=np.float64)
+        for i, (query_id, row) in enumerate(per_query.items()):
+            try:
+                values[i] = [row[k] for k in keys]
+            except KeyError as exc:
+                raise ValueError(f"query {query_id!r} has no value for metric {exc.args[0]!r}") from None
+        return cls(metrics, list(per_query), values, errors, counts, relevance_level, attributes)
+
+    @property
+    def keys(self) -> list[str]:
+        """The metric keys, e.g. ``["ndcg@10", "mrr"]``."""
+        return list(self._keys)
+
+    @cached_property
+    def mean(self) -> dict[str, float]:
+        """Metric key -> mean over the scored queries (``{}`` when none was scored)."""
+        if not self.query_ids:
+            return {}
+        return dict(zip(self._keys, self.values.mean(axis=0).tolist()))
+
+    @cached_property
+    def per_query(self) -> dict[Hashable, dict[str, float]]:
+        """Query id -> {metric key -> value}, for the scored queries."""
+        keys = self._keys
+        return {q: dict(zip(keys, row)) for q, row in zip(self.query_ids, self.values.tolist())}
+
+    def column(self, metric: Any) -> np.ndarray:
+        """The per-query values of one metric, in ``query_ids`` order.
+
+        Parameters
+        ----------
+        metric : str or Metric
+            A key of this report, or a metric name or object that parses to one (``"map@100"``).
+
+        Raises
+        ------
+        KeyError
+            When the report does not hold that metric.
+        """
+        key = metric if isinstance(metric, str) and metric in self._keys else None
+        if key is None:
+            try:
+                key = _key(metric) if not isinstance(metric, str) else _parsed_key(metric)
+            except (ValueError, TypeError):
+                key = str(metric)
+        try:
+            return self.values[:, self._keys.index(key)]
+        except ValueError:
+            raise KeyError(f"{key!r} was not evaluated; this report holds {self._keys}") from None
+
+    def by(
+        self,
+        field: Grouping,
+        *,
+        confidence: float = 0.95,
+        n_bootstrap: int = 1000,
+        seed: int | None = 0,
+    ) -> "GroupedReport":
+        """Per-group means, counts and confidence intervals of every metric, with the overall row.
+
+        Parameters
+        ----------
+        field : str, mapping or callable
+            What a query's group is: the name of a per-query attribute (``"query_type"``), a mapping
+            ``{query_id: group}``, or a function of the query id. A query without the attribute is in the
+            group ``None``.
+        confidence : float
+            The coverage of each interval (0.95: 95%).
+        n_bootstrap : int
+            Resamples of the percentile bootstrap interval of each mean (queries of the group drawn with
+            replacement, as :mod:`~rag_eval_adapters.compare` does; seeded, so the same report gives the same
+            intervals). The work grows as ``n_bootstrap`` times the number of scored queries.
+        seed : int or None
+            Seed of the resampling.
+
+        Returns
+        -------
+        GroupedReport
+            One :class:`GroupStats` per group (in order of first appearance among the scored queries, then
+            groups with only failed queries) and the overall row, labelled ``"all"``.
+        """
+        _check_interval_options(confidence, n_bootstrap)
+        group_of = _grouper(field, self.attributes)
+        labels = [group_of(q) for q in self.query_ids]
+        failed: dict[Hashable, int] = {}
+        for q in self.errors:
+            failed[group_of(q)] = failed.get(group_of(q), 0) + 1
+        order: dict[Hashable, list[int]] = {}
+        for row, label in enumerate(labels):
+            order.setdefault(label, []).append(row)
+        for label in failed:
+            order.setdefault(label, [])
+        rng = np.random.default_rng(seed)
+        groups = [
+            _stats(label, self.values[rows], self._keys, failed.get(label, 0), confidence, n_bootstrap, rng)
+            for label, rows in order.items()
+        ]
+        overall = _stats(OVERALL, self.values, self._keys, len(self.errors), confidence, n_bootstrap, rng)
+        name = field if isinstance(field, str) else getattr(field, "__name__", "group")
+        return GroupedReport(str(name), self.keys, groups, overall, confidence, n_bootstrap)
+
+    def with_attributes(self, attributes: Mapping[Hashable, Mapping[str, Any]]) -> "Report":
+        """A copy of this report with more per-query attributes (merged over the ones it has)."""
+        merged = {q: dict(a) for q, a in self.attributes.items()}
+        for q, extra in attributes.items():
+            merged.setdefault(q, {}).update(extra)
+        return Report(self.metrics, self.query_ids, self.values, self.errors, self.counts,
+                      self.relevance_level, merged)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"mean", "per_query", "counts", "errors", "metrics", "relevance_level"}`` (and ``attributes`` when
+        there are any), ready for JSON."""
+        out = {
+            "mean": self.mean,
+            "per_query": {str(q): v for q, v in self.per_query.items()},
+            "counts": self.counts,
+            "errors": {str(q): e for q, e in self.errors.items()},
+            "metrics": self.keys,
+            "relevance_level": self.relevance_level,
+        }
+        if self.attributes:
+            out["attributes"] = {str(q): a for q, a in self.attributes.items()}
+        return out
+
+    def to_dataframe(self) -> Any:
+        """A pandas DataFrame: one row per scored query (index ``query_id``), one column per metric, then one
+        column per attribute."""
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover - depends on the environment
+            raise ImportError("to_dataframe needs pandas: pip install pandas") from None
+        frame = pd.DataFrame(self.values, columns=self._keys, index=pd.Index(self.query_ids, name="query_id"))
+        fields = list(dict.fromkeys(f for q in self.query_ids for f in self.attributes.get(q, {})))
+        for name in fields:
+            if name not in frame.columns:
+                frame[name] = [self.attributes.get(q, {}).get(name) for q in self.query_ids]
+        return frame
+
+    def __repr__(self) -> str:
+        means = ", ".join(f"{k}={v:.4f}" for k, v in self.mean.items())
+        extra = f", errors={len(self.errors)}" if self.errors else ""
+        fields = sorted({f for a in self.attributes.values() for f in a})
+        extra += f", attributes={fields}" if fields else ""
+        return f"Report(queries={len(self.query_ids)}{extra}, mean={{{means}}})"
+
+
+def as_report(result: Any, what: str = "result") -> Report:
+    """``result`` as a :class:`Report`: a Report as is, or anything with a ``to_report()`` method (a LlamaIndex
+    ``DatasetEvaluation``) converted.
+
+    Raises
+    ------
+    TypeError
+        For anything else, naming ``what``.
+    """
+    if isinstance(result, Report):
+        return result
+    convert = getattr(result, "to_report", None)
+    if callable(convert):
+        converted = convert()
+        if isinstance(converted, Report):
+            return converted
+    raise TypeError(
+        f"{what} must be a rag_eval_adapters.Report (from evaluate, evaluate_columns, evaluate_answers or a "
+        f"DatasetEvaluation's to_report()), got {type(result).__name__}"
+    )
+
+
+def _parsed_key(name: str) -> str:
+    from .measures import parse_metric
+
+    return parse_metric(name).key
+
+
+def _grouper(field: Grouping, attributes: Mapping[Hashable, Mapping[str, Any]]) -> Callable[[Hashable], Any]:
+    if isinstance(field, str):
+        return lambda q: attributes.get(q, {}).get(field)
+    if isinstance(field, Mapping):
+        return lambda q: field.get(q)
+    if callable(field):
+        return field
+    raise TypeError(
+        "by() takes an attribute name (e.g. 'query_type'), a mapping {query_id: group} or a function of the "
+        f"query id, got {type(field).__name__}"
+    )
+
+
+def _check_interval_options(confidence: float, n_bootstrap: int) -> None:
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be between 0 and 1 (e.g. 0.95), got {confidence!r}")
+    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int) or n_bootstrap < 1:
+        raise ValueError(f"n_bootstrap must be a positive int, got {n_bootstrap!r}")
+
+
+_CHUNK_CELLS = 2_000_000  # resample weights drawn per block, to bound memory on large groups
+
+
+def _bootstrap_interval(values: np.ndarray, confidence: float, n_bootstrap: int, rng: np.random.Generator):
+    """Percentile bootstrap interval of each column's mean (rows drawn with replacement), as in
+    :mod:`rag_eval_adapters.compare`."""
+    n, m = values.shape
+    means = np.empty((n_bootstrap, m))
+    chunk = max(1, _CHUNK_CELLS // n)
+    done = 0
+    while done < n_bootstrap:
+        c = min(chunk, n_bootstrap - done)
+        picks = rng.integers(0, n, size=(c, n))  # each row: n queries drawn with replacement
+        flat = (picks + (np.arange(c) * n)[:, None]).ravel()
+        weights = np.bincount(flat, minlength=c * n).reshape(c, n).astype(np.float64)  # times each drawn
+        means[done : done + c] = weights @ values / n
+        done += c
+    alpha = (1.0 - confidence) / 2.0
+    lowest, highest = values.min(axis=0), values.max(axis=0)  # rounding never leaves the observed range
+    low = np.clip(np.quantile(means, alpha, axis=0), lowest, highest)
+    high = np.clip(np.quantile(means, 1.0 - alpha, axis=0), lowest, highest)
+    return low, high
+
+
+def _stats(label, values, keys, errors, confidence, n_bootstrap, rng) -> "GroupStats":
+    n = values.shape[0]
+    if n == 0:
+        return GroupStats(label, 0, errors, {}, {}, {})
+    mean = values.mean(axis=0)
+    low, high = _bootstrap_interval(values, confidence, n_bootstrap, rng)
+    return GroupStats(
+        label, n, errors, dict(zip(keys, mean.tolist())), dict(zip(keys, low.tolist())),
+        dict(zip(keys, high.tolist())),
+    )
+
+
+@dataclass(frozen=True)
+class GroupStats:
+    """One row of a :class:`GroupedReport`.
+
+    Attributes
+    ----------
+    group : hashable
+        The group's value (``"all"`` for the overall row).
+    count : int
+        Scored queries in the group.
+    errors : int
+        Queries of the group that could not be scored.
+    mean, ci_low, ci_high : dict
+        Metric key -> mean and the bounds of its interval (``{}`` when no query of the group was scored;
+        a group of one query has a zero-width interval).
+    """
+
+    group: Hashable
+    count: int
+    errors: int
+    mean: dict[str, float]
+    ci_low: dict[str, float]
+    ci_high: dict[str, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"group", "count", "errors", "mean", "ci_low", "ci_high"}``, ready for JSON."""
+        return {"group": self.group, "count": self.count, "errors": self.errors, "mean": dict(self.mean),
+                "ci_low": dict(self.ci_low), "ci_high": dict(self.ci_high)}
+
+
+@dataclass(frozen=True)
+class GroupedReport:
+    """A :class:`Report` split by a per-query field: :meth:`Report.by`'s result.
+
+    Attributes
+    ----------
+    field : str
+        What the queries were grouped on.
+    keys : list of str
+        The metric keys.
+    groups : list of GroupStats
+        One row per group.
+    overall : GroupStats
+        Every scored query, labelled ``"all"``.
+    confidence : float
+        Coverage of the intervals.
+    n_bootstrap : int
+        Resamples behind each interval.
+    """
+
+    field: str
+    keys: list[str]
+    groups: list[GroupStats]
+    overall: GroupStats
+    confidence: float
+    n_bootstrap: int
+
+    @property
+    def rows(self) -> list[GroupStats]:
+        """The groups, then the overall row."""
+        return [*self.groups, self.overall]
+
+    def __getitem__(self, group: Hashable) -> GroupStats:
+        for row in self.rows:
+            if row.group == group:
+                return row
+        raise KeyError(f"no group {group!r}; the groups are {[g.group for g in self.groups]}")
+
+    def mean(self, metric: str) -> dict[Hashable, float]:
+        """Group -> mean of ``metric`` (groups with no scored query left out), the overall mean last."""
+        if metric not in self.keys:
+            raise KeyError(f"{metric!r} was not evaluated; this report holds {self.keys}")
+        return {row.group: row.mean[metric] for row in self.rows if row.count}
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"field", "metrics", "confidence", "n_bootstrap", "groups": [...]}`` (overall row last)."""
+        return {"field": self.field, "metrics": list(self.keys), "confidence": self.confidence,
+                "n_bootstrap": self.n_bootstrap, "groups": [row.to_dict() for row in self.rows]}
+
+    def to_dataframe(self) -> Any:
+        """A pandas DataFrame: one row per group (index ``field``, overall last) with ``count``, ``errors``, and
+        for each metric its mean, ``<metric> ci_low`` and ``<metric> ci_high``."""
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover - depends on the environment
+            raise ImportError("to_dataframe needs pandas: pip install pandas") from None
+        records = []
+        for row in self.rows:
+            record: dict[str, Any] = {"count": row.count, "errors": row.errors}
+            for k in self.keys:
+                record[k] = row.mean.get(k, math.nan)
+                record[f"{k} ci_low"] = row.ci_low.get(k, math.nan)
+                record[f"{k} ci_high"] = row.ci_high.get(k, math.nan)
+            records.append(record)
+        return pd.DataFrame(records, index=pd.Index([r.group for r in self.rows], name=self.field))
+
+    def __repr__(self) -> str:
+        first = self.keys[0] if self.keys else None
+        parts = []
+        for row in self.rows:
+            shown = f"{row.mean[first]:.4f}" if first is not None and row.count else "-"
+            parts.append(f"{row.group!r}: n={row.count} {first}={shown}")
+        return f"GroupedReport(by={self.field!r}, {'; '.join(parts)})"

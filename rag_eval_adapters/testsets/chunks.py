@@ -1,0 +1,98 @@
+"""Chunks from LlamaIndex nodes, LangChain documents or mappings, and seeded sampling across documents."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Chunk", "as_chunks", "sample_chunks"]
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One chunk: its id, text, document id and start offset in the document (None when unknown)."""
+
+    chunk_id: str
+    text: str
+    doc_id: str | None = None
+    start: int | None = None
+
+    @property
+    def end(self) -> int | None:
+        """End offset in the document (exclusive), when the start is known."""
+        return None if self.start is None else self.start + len(self.text)
+
+
+def _int_or_none(value: Any, where: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{where} must be an int >= 0 (the chunk's start in its document), got {value!r}")
+    return value
+
+
+def _one(index: int, item: Any) -> Chunk:
+    where = f"chunks[{index}]"
+    if isinstance(item, Chunk):
+        return item
+    if isinstance(item, Mapping):
+        cid, text = item.get("chunk_id", item.get("id")), item.get("text")
+        doc, start = item.get("doc_id"), _int_or_none(item.get("start"), f"{where}['start']")
+    elif hasattr(item, "get_content") and hasattr(item, "node_id"):  # a LlamaIndex node
+        cid, text = item.node_id, item.get_content()
+        doc = getattr(item, "ref_doc_id", None)
+        start = _int_or_none(getattr(item, "start_char_idx", None), f"{where}.start_char_idx")
+    elif hasattr(item, "page_content"):  # a LangChain Document
+        meta = getattr(item, "metadata", None) or {}
+        cid = meta.get("id") or getattr(item, "id", None)
+        text, doc = item.page_content, meta.get("doc_id", meta.get("source"))
+        start = _int_or_none(meta.get("start_index"), f"{where}.metadata['start_index']")
+    else:
+        raise TypeError(
+            f"{where} must be a LlamaIndex node, a LangChain Document or a mapping with 'chunk_id' and 'text'; "
+            f"got {type(item).__name__}"
+        )
+    if not isinstance(cid, str) or not cid:
+        raise ValueError(f"{where} has no chunk id (give 'chunk_id', a node id, or Document metadata 'id')")
+    if not isinstance(text, str):
+        raise TypeError(f"{where} ({cid!r}) text must be a str, got {type(text).__name__}")
+    if doc is not None and not isinstance(doc, str):
+        doc = str(doc)
+    return Chunk(cid, text, doc, start)
+
+
+def as_chunks(items: Iterable[Any]) -> list[Chunk]:
+    """Every input chunk as a :class:`Chunk`; duplicate chunk ids are refused naming the id."""
+    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
+        raise TypeError("chunks must be an iterable of nodes, Documents or mappings")
+    out, seen = [], set()
+    for index, item in enumerate(items):
+        chunk = _one(index, item)
+        if chunk.chunk_id in seen:
+            raise ValueError(f"chunks[{index}]: duplicate chunk id {chunk.chunk_id!r}; chunk ids must be unique")
+        seen.add(chunk.chunk_id)
+        out.append(chunk)
+    return out
+
+
+def sample_chunks(chunks: list[Chunk], seed: int) -> list[Chunk]:
+    """All ``chunks`` in a seeded order that takes one chunk from each document in turn (documents in a
+    shuffled order, chunks shuffled within each document), so a small sample spans many documents."""
+    rng = random.Random(seed)
+    by_doc: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        by_doc.setdefault(chunk.doc_id if chunk.doc_id is not None else f"\0{chunk.chunk_id}", []).append(chunk)
+    docs = sorted(by_doc)
+    rng.shuffle(docs)
+    for doc in docs:
+        rng.shuffle(by_doc[doc])
+    out: list[Chunk] = []
+    depth = 0
+    while len(out) < len(chunks):
+        for doc in docs:
+            if depth < len(by_doc[doc]):
+                out.append(by_doc[doc][depth])
+        depth += 1
+    return out

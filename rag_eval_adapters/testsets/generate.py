@@ -1,0 +1,398 @@
+"""``generate_testset``: typed questions with answers and evidence, from chunks, by any chat LLM."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from ..modelcalls import (
+    CallCache,
+    CallLimiter,
+    ModelCallError,
+    Prices,
+    RetryPolicy,
+    UsageMeter,
+    cache_key,
+    call_with_retry,
+    lookup_quietly,
+    open_cache,
+    store_quietly,
+)
+from .build import DROP_REASONS, Corpus, Settings, Task, build_cases
+from .chunks import Chunk, as_chunks, sample_chunks
+from .journal import Journal, journal_path
+from .llm import ChatLLM, Completion, as_chat_llm
+from .prompts import PROMPT_VERSION, QUESTION_TYPES, build_messages, repair_messages
+from .retrieval import retriever_rank
+from .testset import TestCase, TestSet
+
+__all__ = ["generate_testset", "plan_tasks", "OUTPUT_TOKENS_PER_QUESTION"]
+
+#: the dry-run estimate of completion tokens per requested question
+OUTPUT_TOKENS_PER_QUESTION = 80
+
+
+def _check_args(samples: Any, types: Any, per_chunk: Any, max_concurrency: Any, min_chunk_chars: Any) -> tuple[str, ...]:
+    for name, value in (("samples", samples), ("per_chunk", per_chunk), ("max_concurrency", max_concurrency)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+    if isinstance(min_chunk_chars, bool) or not isinstance(min_chunk_chars, int) or min_chunk_chars < 0:
+        raise ValueError(f"min_chunk_chars must be an int >= 0, got {min_chunk_chars!r}")
+    if isinstance(types, str):
+        types = tuple(t.strip() for t in types.split(",") if t.strip())
+    types = tuple(types)
+    unknown = [t for t in types if t not in QUESTION_TYPES]
+    if not types or unknown:
+        raise ValueError(f"types must be a non-empty subset of {', '.join(QUESTION_TYPES)}; got {list(types)!r}")
+    return tuple(dict.fromkeys(types))
+
+
+def plan_tasks(chunks: list[Chunk], samples: int, types: Sequence[str], per_chunk: int, seed: int,
+               min_chunk_chars: int) -> tuple[list[Task], int, int]:
+    """The requests for ``samples`` cases: ``(tasks, skipped_short_chunks, shortfall)``.
+
+    Eligible chunks (at least ``min_chunk_chars`` non-blank characters) are ordered by
+    :func:`~rag_eval_adapters.testsets.chunks.sample_chunks`; chunk ``i`` of pass ``p`` is asked for
+    ``per_chunk`` questions of type ``types[(i + p) % len(types)]``, so the types alternate and a chunk is
+    reused (with another type) only when every chunk has been used. ``shortfall`` counts the requested cases
+    no (chunk, type) pair was left for.
+    """
+    eligible = [c for c in chunks if len("".join(c.text.split())) >= min_chunk_chars]
+    order = sample_chunks(eligible, seed)
+    tasks: list[Task] = []
+    remaining = samples
+    for rnd in range(len(types)):
+        for i, chunk in enumerate(order):
+            if remaining <= 0:
+                break
+            n = min(per_chunk, remaining)
+            tasks.append(Task(chunk, types[(i + rnd) % len(types)], n))
+            remaining -= n
+    return tasks, len(chunks) - len(eligible), max(remaining, 0)
+
+
+class _Caller:
+    """Model calls for the generator: cache, retries, limiter, usage, journal."""
+
+    def __init__(self, llm: ChatLLM, cache: CallCache | None, policy: RetryPolicy, limiter: CallLimiter,
+                 meter: UsageMeter, timeout: float | None) -> None:
+        self.llm, self.cache, self.policy, self.limiter, self.meter = llm, cache, policy, limiter, meter
+        self.timeout = timeout
+        self.params = {"temperature": llm.temperature, "prompt_version": PROMPT_VERSION}
+
+    def key(self, messages: list[dict[str, str]]) -> str:
+        return cache_key(self.llm.name, messages, self.params)
+
+    def cached(self, messages: list[dict[str, str]]) -> Completion | None:
+        if self.cache is None:
+            return None
+        key = self.key(messages)
+        found = lookup_quietly(self.cache, [key], _completion_value).get(key)
+        return found
+
+    def chat(self, messages: list[dict[str, str]], what: str) -> Completion:
+        hit = self.cached(messages)
+        if hit is not None:
+            self.meter.add(cache_hits=1)
+            return hit
+
+        def once() -> Completion:
+            with self.limiter:
+                return self.llm.chat(messages)
+
+        try:
+            done, _ = call_with_retry(once, self.policy, what=what, timeout=self.timeout,
+                                      on_retry=lambda wait: self.meter.add(retries=1))
+        except ModelCallError:
+            self.meter.add(failures=1)
+            raise
+        if not isinstance(done, Completion):
+            raise TypeError(f"{self.llm!r}.chat must return a Completion, got {type(done).__name__}")
+        self.meter.add(calls=1, input_tokens=done.input_tokens, output_tokens=done.output_tokens)
+        if self.cache is not None:
+            store_quietly(self.cache, {self.key(messages): done.__dict__})
+        return done
+
+
+def _completion_value(value: Any) -> Completion:
+    if not isinstance(value, dict) or not isinstance(value.get("text"), str):
+        raise ValueError("not a cached completion")
+    return Completion(text=value["text"], input_tokens=int(value.get("input_tokens") or 0),
+                      output_tokens=int(value.get("output_tokens") or 0), refusal=value.get("refusal"))
+
+
+def _ask(caller: _Caller, task: Task) -> dict[str, Any]:
+    """The model replies for one task (a repair request when the first is not JSON)."""
+    from .parsing import ReplyError, parse_reply
+
+    messages = build_messages(task.chunk.text, task.qtype, task.n)
+    what = f"generation for chunk {task.chunk.chunk_id!r} ({task.qtype})"
+    first = caller.chat(messages, what)
+    reply = {"texts": [first.text], "refusal": first.refusal}
+    if first.refusal:
+        return reply
+    try:
+        parse_reply(first.text)
+    except ReplyError:
+        from .parsing import is_refusal
+
+        if not is_refusal(first.text):
+            reply["texts"].append(caller.chat(repair_messages(messages, first.text), what + " (repair)").text)
+    return reply
+
+
+def _estimate_tokens(text: str) -> int:
+    cjk = sum(1 for ch in text if "\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
+    return cjk + math.ceil((len(text) - cjk) / 4)
+
+
+def _progress(total: int, show: bool | None):
+    if show is None:
+        show = sys.stderr.isatty()
+    if not show or os.environ.get("TQDM_DISABLE", "").strip().lower() not in ("", "0", "false", "no"):
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover
+        return None
+    return tqdm(total=total, desc="generate test set", unit="chunk")
+
+
+class _Output:
+    """The output JSONL (appended, never rewritten) and its journal; empty when no output is given."""
+
+    def __init__(self, output: str | os.PathLike[str] | None, settings: dict[str, Any], dry_run: bool) -> None:
+        self.path = Path(output) if output is not None else None
+        self.cases: list[TestCase] = []
+        self.journal: Journal | None = None
+        if self.path is None:
+            return
+        if not self.path.parent.is_dir():
+            raise ValueError(f"the folder of output {str(self.path)!r} does not exist; create it first")
+        has_journal = journal_path(self.path).exists()
+        if self.path.exists():
+            if not has_journal and self.path.stat().st_size > 0:
+                raise ValueError(
+                    f"output {str(self.path)!r} exists but has no {journal_path(self.path).name} journal (it was not "
+                    "written by generate_testset); choose another output path, it is never overwritten"
+                )
+            self.cases = TestSet.from_jsonl(self.path).cases
+        if has_journal or not dry_run:
+            self.journal = Journal(self.path, settings)
+
+    def done(self, key: str) -> bool:
+        return self.journal is not None and key in self.journal.done
+
+    def reply(self, key: str) -> dict[str, Any] | None:
+        return self.journal.replies.get(key) if self.journal is not None else None
+
+    def resumed_drops(self, keys: set[str]) -> Counter:
+        counts: Counter = Counter()
+        if self.journal is not None:
+            for key, record in self.journal.done.items():
+                if key in keys:
+                    counts.update(record.get("dropped") or {})
+        return counts
+
+    def write(self, key: str, cases: list[TestCase], dropped: Counter) -> None:
+        if self.path is None or self.journal is None:
+            return
+        import json
+
+        with open(self.path, "a", encoding="utf-8") as handle:
+            for case in cases:
+                handle.write(json.dumps(case.to_dict(), ensure_ascii=False) + "\n")
+            handle.flush()
+        self.journal.add_done(key, [c.query_id for c in cases], dict(dropped))
+
+
+def _summary(samples: int, cases: list[TestCase], dropped: Counter, skipped: int, meter: UsageMeter,
+             resumed: int, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    usage = meter.usage
+    by_type: dict[str, list[float]] = {}
+    flags: Counter = Counter()
+    for case in cases:
+        by_type.setdefault(case.query_type, []).append(case.lexical_overlap)
+        flags.update(case.flags)
+    return {
+        "requested": samples,
+        "generated": len(cases),
+        "dropped": {reason: dropped[reason] for reason in DROP_REASONS if dropped[reason]},
+        "skipped_short_chunks": skipped,
+        "resumed_cases": resumed,
+        "calls": usage.calls,
+        "cache_hits": usage.cache_hits,
+        "retries": usage.retries,
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cost": usage.cost,
+        "flagged": dict(flags),
+        "lexical_overlap_by_type": {t: round(sum(v) / len(v), 4) for t, v in sorted(by_type.items())},
+        **(extra or {}),
+    }
+
+
+def _dry_run(tasks: list[Task], out: _Output, caller: _Caller, settings: Settings, prices: Prices | None,
+             samples: int, skipped: int, shortfall: int) -> TestSet:
+    calls = cached = input_tokens = output_tokens = 0
+    for task in tasks:
+        if out.done(task.key(settings)) or out.reply(task.key(settings)):
+            continue
+        messages = build_messages(task.chunk.text, task.qtype, task.n)
+        if caller.cached(messages) is not None:
+            cached += 1
+            continue
+        calls += 1
+        input_tokens += sum(_estimate_tokens(m["content"]) for m in messages)
+        output_tokens += task.n * OUTPUT_TOKENS_PER_QUESTION
+    summary = {
+        "dry_run": True, "requested": samples, "tasks": len(tasks), "calls": calls, "cached_calls": cached,
+        "estimated_input_tokens": input_tokens, "estimated_output_tokens": output_tokens,
+        "estimated_cost": prices.cost(input_tokens, output_tokens) if prices else None,
+        "skipped_short_chunks": skipped, "not_enough_chunks": shortfall, "resumed_cases": len(out.cases),
+    }
+    return TestSet(out.cases, summary)
+
+
+def generate_testset(
+    chunks: Iterable[Any],
+    llm: Any,
+    samples: int = 30,
+    types: Sequence[str] | str = QUESTION_TYPES,
+    per_chunk: int = 1,
+    seed: int = 0,
+    max_concurrency: int = 8,
+    cache: CallCache | str | os.PathLike[str] | None = None,
+    output: str | os.PathLike[str] | None = None,
+    *,
+    retriever: Any = None,
+    dry_run: bool = False,
+    prices: Prices | None = None,
+    max_retries: int = 4,
+    retry_base_delay: float = 0.5,
+    timeout: float | None = 120.0,
+    max_per_second: float | None = None,
+    min_chunk_chars: int = 80,
+    progress: bool | None = None,
+) -> TestSet:
+    """Generate ``samples`` test cases (question, answer, verbatim evidence, relevant chunk ids) from chunks.
+
+    Parameters
+    ----------
+    chunks : iterable
+        LlamaIndex nodes, LangChain Documents (metadata ``id``, ``source``, ``start_index``) or mappings
+        with ``chunk_id``, ``text`` and optionally ``doc_id``, ``start``. All of them are searched for the
+        evidence of every case (overlapping chunks count as relevant).
+    llm : ChatLLM, LlamaIndex LLM or LangChain chat model
+        E.g. ``OpenAICompatibleLLM("gpt-4o-mini")``. Give framework LLMs ``max_retries=0`` so that the
+        generator's retries (which honour ``retry-after``) are the only ones.
+    samples : int
+        Cases requested; each is generated or dropped with a reason (``summary["dropped"]``).
+    types : sequence of str
+        Question types among ``literal``, ``paraphrase``, ``scenario``, alternated across chunks.
+    per_chunk : int
+        Questions asked per request (per chunk and type).
+    seed : int
+        Seed of the chunk sampling (across documents).
+    max_concurrency : int
+        Requests in flight at once.
+    cache : path or cache, optional
+        Model replies keyed by model, prompt and parameters (an SQLite path or a
+        :class:`~rag_eval_adapters.modelcalls.CallCache`): a re-run costs nothing.
+    output : path, optional
+        JSONL the cases are appended to as they finish, with a ``.progress`` journal beside it; a re-run
+        with the same output resumes: finished chunks send no request.
+    retriever : optional
+        A function ``query -> ids/nodes/Documents``, a LlamaIndex or LangChain retriever: each case records
+        ``retriever_rank`` of its source chunk (recorded, not filtered).
+    dry_run : bool
+        Plan and estimate calls and tokens (and cost with ``prices``) without calling the model.
+    prices : Prices, optional
+        Prices per million input/output tokens, for ``summary["cost"]``.
+    max_retries, retry_base_delay, timeout, max_per_second :
+        Retries (429, 5xx, timeouts; waiting what ``retry-after`` asks), seconds per call, start-rate limit.
+    min_chunk_chars : int
+        Chunks with fewer non-blank characters are skipped (counted in ``summary["skipped_short_chunks"]``).
+    progress : bool, optional
+        A tqdm bar (default: when stderr is a terminal; ``TQDM_DISABLE`` turns it off).
+
+    Returns
+    -------
+    TestSet
+        The cases (those resumed from ``output`` first) and ``summary``: requested, generated, dropped by
+        reason, skipped chunks, calls, cache hits, retries, tokens, cost, flags, mean lexical overlap per type.
+    """
+    types = _check_args(samples, types, per_chunk, max_concurrency, min_chunk_chars)
+    if prices is not None and not isinstance(prices, Prices):
+        raise TypeError("prices must be a rag_eval_adapters.modelcalls.Prices(input_per_million, output_per_million)")
+    all_chunks = as_chunks(chunks)
+    chat_llm = as_chat_llm(llm)
+    settings = Settings(chat_llm.name, PROMPT_VERSION, chat_llm.temperature)
+    tasks, skipped, shortfall = plan_tasks(all_chunks, samples, types, per_chunk, seed, min_chunk_chars)
+    out = _Output(output, {
+        "model": settings.model, "prompt_version": PROMPT_VERSION, "temperature": settings.temperature,
+        "types": list(types), "per_chunk": per_chunk, "seed": seed, "min_chunk_chars": min_chunk_chars,
+    }, dry_run)
+    meter = UsageMeter(prices)
+    caller = _Caller(chat_llm, open_cache(cache), RetryPolicy(max_retries, retry_base_delay), CallLimiter(
+        max_concurrency, max_per_second), meter, timeout)
+    if dry_run:
+        return _dry_run(tasks, out, caller, settings, prices, samples, skipped, shortfall)
+    return _run(tasks, out, caller, settings, Corpus(all_chunks), retriever, samples, skipped, shortfall, meter,
+                max_concurrency, progress)
+
+
+def _run(tasks: list[Task], out: _Output, caller: _Caller, settings: Settings, corpus: Corpus, retriever: Any,
+         samples: int, skipped: int, shortfall: int, meter: UsageMeter, workers: int,
+         progress: bool | None) -> TestSet:
+    keys = [t.key(settings) for t in tasks]
+    dropped = out.resumed_drops(set(keys))
+    dropped["not_enough_chunks"] += shortfall
+    cases = list(out.cases)
+    kept_questions = [c.query for c in cases]
+    bar = _progress(len(tasks), progress)
+
+    def work(task: Task, key: str) -> dict[str, Any]:
+        reply = _ask(caller, task)
+        if out.journal is not None:
+            out.journal.add_reply(key, reply)
+        return reply
+
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="testset")
+    futures: list[Future | dict[str, Any] | None] = []
+    for task, key in zip(tasks, keys):
+        if out.done(key):
+            futures.append(None)
+        else:
+            futures.append(out.reply(key) or pool.submit(work, task, key))
+    finished = False
+    try:
+        for task, key, pending in zip(tasks, keys, futures):
+            if pending is not None:
+                try:
+                    reply = pending.result() if isinstance(pending, Future) else pending
+                except ModelCallError:
+                    dropped["call_failed"] += task.n
+                    reply = None
+                if reply is not None:
+                    outcome = build_cases(task, reply, corpus, settings, kept_questions)
+                    for case in outcome.cases:
+                        if retriever is not None:
+                            case.retriever_rank = retriever_rank(retriever, case.query, case.source_chunk_id)
+                    out.write(key, outcome.cases, outcome.dropped)
+                    cases.extend(outcome.cases)
+                    dropped.update(outcome.dropped)
+            if bar is not None:
+                bar.update(1)
+        finished = True
+    finally:  # interrupted: no new calls; the ones in flight finish and are journaled (they are paid for)
+        pool.shutdown(wait=not finished, cancel_futures=True)
+        if bar is not None:
+            bar.close()
+    return TestSet(cases, _summary(samples, cases, dropped, skipped, meter, len(out.cases)))

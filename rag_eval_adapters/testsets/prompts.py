@@ -1,0 +1,54 @@
+"""The generation prompts (shown in docs/testsets.md). Changing a prompt changes :data:`PROMPT_VERSION`,
+which is part of every query id and cache key."""
+
+from __future__ import annotations
+
+__all__ = ["PROMPT_VERSION", "QUESTION_TYPES", "SYSTEM_PROMPT", "TYPE_INSTRUCTIONS", "build_messages",
+           "repair_messages", "REPAIR_PROMPT"]
+
+PROMPT_VERSION = "testsets-v1"
+QUESTION_TYPES = ("literal", "paraphrase", "scenario")
+
+SYSTEM_PROMPT = """\
+You write evaluation questions for a search system. You are given one passage (a chunk of a document).
+Write questions that a user could ask and that this passage answers.
+Rules:
+- Write every question, answer and quote in the same language as the passage.
+- The answer must be fully supported by the passage.
+- "evidence" is an exact, verbatim quote copied from the passage (one or two sentences) that contains the answer.
+- Write the question itself only: no numbering, no introduction such as "Here is a question".
+- Reply with JSON only, in this form:
+{"questions": [{"question": "...", "answer": "...", "evidence": "..."}]}"""
+
+TYPE_INSTRUCTIONS = {
+    "literal": "Ask the question using the passage's own key words, as someone who knows the terms would.",
+    "paraphrase": (
+        "Ask for the same information in other words: use synonyms and a different sentence structure; do not "
+        "reuse the passage's distinctive terms where a common word will do."
+    ),
+    "scenario": (
+        "Describe a short, concrete situation of a user (one or two sentences) that needs this information, "
+        "and end with the user's question. Do not quote the passage; the user does not know its wording."
+    ),
+}
+
+REPAIR_PROMPT = (
+    "Your reply could not be read as JSON. Reply again with only the JSON object, exactly in this form and "
+    'nothing else: {"questions": [{"question": "...", "answer": "...", "evidence": "..."}]}'
+)
+
+
+def build_messages(chunk_text: str, question_type: str, n: int) -> list[dict[str, str]]:
+    """The chat messages asking for ``n`` questions of ``question_type`` about ``chunk_text``."""
+    if question_type not in TYPE_INSTRUCTIONS:
+        raise ValueError(f"question type must be one of {', '.join(QUESTION_TYPES)}; got {question_type!r}")
+    user = (
+        f"Question type: {question_type}\n{TYPE_INSTRUCTIONS[question_type]}\n"
+        f"Write {n} question(s) about this passage.\n<chunk>\n{chunk_text}\n</chunk>"
+    )
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+def repair_messages(messages: list[dict[str, str]], bad_reply: str) -> list[dict[str, str]]:
+    """The one follow-up request sent when a reply is not valid JSON."""
+    return [*messages, {"role": "assistant", "content": bad_reply}, {"role": "user", "content": REPAIR_PROMPT}]

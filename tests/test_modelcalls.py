@@ -1,0 +1,185 @@
+"""The shared model-call layer: cache keys, validated reads, SQLite sharing, retries, limits and usage."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+import warnings
+
+import openai
+import pytest
+
+from rag_eval_adapters.modelcalls import (
+    CacheError,
+    CacheWriteWarning,
+    CallLimiter,
+    InMemoryCache,
+    ModelCallError,
+    Prices,
+    RetryPolicy,
+    SqliteCache,
+    UsageMeter,
+    cache_key,
+    call_with_retry,
+    finite_score,
+    finite_vector,
+    lookup_quietly,
+    store_quietly,
+)
+
+from openai_server import FakeOpenAIServer, fail, fake_embedding, openai_server  # noqa: F401
+
+
+def test_keys_separate_every_part_and_cannot_collide_through_separators():
+    assert cache_key("m", ["paris\0france", "paris"]) != cache_key("m", ["paris", "france\0paris"])
+    assert cache_key("m", "a", {"temperature": 0}) != cache_key("m", "a", {"temperature": 0.5})
+    assert cache_key("m1", "a") != cache_key("m2", "a")
+    assert cache_key("m", {"b": 1, "a": 2}) == cache_key("m", {"a": 2, "b": 1})  # canonical: key order ignored
+    with pytest.raises(TypeError, match="namespace"):
+        cache_key(3, "a")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("make", [InMemoryCache, lambda: SqliteCache(":memory:")])
+def test_values_of_any_json_kind_round_trip(make):
+    cache = make()
+    vector = fake_embedding("hello", 8)
+    cache.set_many({"s": 0.25, "t": "text", "v": vector, "r": {"question": "q?", "n": [1, 2]}})
+    got = cache.get_many(["s", "t", "v", "r", "missing"])
+    assert got == {"s": 0.25, "t": "text", "v": vector, "r": {"question": "q?", "n": [1, 2]}}
+    assert lookup_quietly(cache, ["v"], finite_vector(8)) == {"v": vector}
+    assert lookup_quietly(cache, ["v"], finite_vector(4)) == {}  # wrong size: recomputed, not returned
+
+
+def test_a_value_edited_in_the_file_is_ignored(tmp_path):
+    path = tmp_path / "c.sqlite"
+    cache = SqliteCache(path)
+    cache.set_many({"k": 0.5})
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE calls SET value = '7.5' WHERE key = 'k'")
+    assert SqliteCache(path).get_many(["k"]) == {}
+
+
+def test_invalid_values_fail_validation_on_read():
+    cache = InMemoryCache()
+    cache.set_many({"a": 7.5, "b": 0.5, "c": "x"})
+    assert lookup_quietly(cache, ["a", "b", "c"], finite_score(True)) == {"b": 0.5}
+    assert lookup_quietly(cache, ["a", "b"], finite_score(False)) == {"a": 7.5, "b": 0.5}
+
+
+def test_corrupt_or_unopenable_file_names_the_path(tmp_path):
+    bad = tmp_path / "corrupt.sqlite"
+    bad.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(CacheError, match="corrupt.sqlite"):
+        SqliteCache(bad)
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    with pytest.raises(CacheError, match="a-folder"):
+        SqliteCache(folder)
+
+
+def test_a_failing_write_keeps_the_result_and_warns(tmp_path):
+    cache = SqliteCache(tmp_path / "c.sqlite")
+    cache.close()  # every write now fails
+    with pytest.warns(CacheWriteWarning, match="could not be written"):
+        assert store_quietly(cache, {"k": 1.0}) is False
+    with pytest.warns(CacheWriteWarning, match="could not be read"):
+        assert lookup_quietly(cache, ["k"]) == {}
+
+
+def test_two_processes_write_one_file_without_locking_errors(tmp_path):
+    path = tmp_path / "shared.sqlite"
+    SqliteCache(path)
+    code = textwrap.dedent(f"""
+        import sys
+        from rag_eval_adapters.modelcalls import SqliteCache
+        cache = SqliteCache({str(path)!r})
+        for i in range(150):
+            cache.set_many({{f"{{sys.argv[1]}}-{{i}}": [float(i)] * 32}})
+            cache.get_many([f"{{sys.argv[1]}}-{{i}}"])
+    """)
+    procs = [subprocess.Popen([sys.executable, "-c", code, name], stderr=subprocess.PIPE, text=True) for name in "ab"]
+    errors = [p.communicate()[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], errors
+    assert len(SqliteCache(path)) == 300
+
+
+def test_retry_honours_retry_after_and_gives_up_with_a_named_error(openai_server):
+    client = openai.OpenAI(base_url=openai_server.base_url, api_key=openai_server.api_key, max_retries=0)
+    openai_server.queue(fail(429, retry_after="7"), fail(500, retry_after_ms=250))
+    waits: list[float] = []
+
+    def call():
+        return client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+
+    response, attempts = call_with_retry(call, RetryPolicy(max_retries=3), sleep=waits.append)
+    assert attempts == 3 and waits == [7.0, 0.25] and response.choices[0].message.content == "OK"
+    openai_server.queue(*[fail(503)] * 3)
+    with pytest.raises(ModelCallError, match="generation for chunk c1 failed after 3 attempt") as info:
+        call_with_retry(call, RetryPolicy(max_retries=2, base_delay=0), what="generation for chunk c1",
+                        sleep=lambda s: None)
+    assert info.value.status_code == 503
+    openai_server.queue(fail(400))
+    with pytest.raises(ModelCallError, match="HTTP 400") as info:  # not retryable: one attempt
+        call_with_retry(call, RetryPolicy(max_retries=5), sleep=lambda s: None)
+    assert info.value.attempts == 1
+
+
+def test_per_call_timeout_is_a_retryable_failure():
+    calls = []
+
+    def hang():
+        calls.append(1)
+        if len(calls) == 1:
+            threading.Event().wait(5)
+        return "done"
+
+    assert call_with_retry(hang, RetryPolicy(max_retries=1, base_delay=0), timeout=0.2, sleep=lambda s: None) == ("done", 2)
+
+
+def test_limiter_bounds_concurrency():
+    limiter = CallLimiter(max_concurrency=2)
+    barrier_hits = []
+
+    def work():
+        with limiter:
+            barrier_hits.append(1)
+            time.sleep(0.05)
+
+    threads = [threading.Thread(target=work) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(barrier_hits) == 6 and 1 <= limiter.max_in_flight <= 2
+    with pytest.raises(ValueError, match="max_concurrency"):
+        CallLimiter(0)
+
+
+def test_usage_meter_sums_tokens_and_prices_them():
+    meter = UsageMeter(Prices(input_per_million=2.0, output_per_million=8.0))
+    meter.add(calls=1, input_tokens=1000, output_tokens=500)
+    meter.add(calls=1, cache_hits=2, input_tokens=500)
+    usage = meter.usage
+    assert (usage.calls, usage.cache_hits, usage.input_tokens, usage.output_tokens) == (2, 2, 1500, 500)
+    assert usage.cost == pytest.approx((1500 * 2.0 + 500 * 8.0) / 1e6)
+    assert UsageMeter().usage.cost is None
+    with pytest.raises(TypeError, match="unknown usage counter"):
+        meter.add(tokens=3)
+    with pytest.raises(ValueError, match="input_per_million"):
+        Prices(-1.0)
+
+
+def test_server_embeddings_are_deterministic_and_report_usage(openai_server):
+    client = openai.OpenAI(base_url=openai_server.base_url, api_key=openai_server.api_key, max_retries=0)
+    out = client.embeddings.create(model="text-embedding-3-small", input=["a b c", "d"])
+    assert [d.embedding for d in out.data] == [fake_embedding("a b c"), fake_embedding("d")]
+    assert out.usage.prompt_tokens == 4 and len(openai_server.embedding_requests) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cache = InMemoryCache()
+        cache.set_many({cache_key("text-embedding-3-small", "d"): out.data[1].embedding})
+        assert lookup_quietly(cache, [cache_key("text-embedding-3-small", "d")], finite_vector(16))
