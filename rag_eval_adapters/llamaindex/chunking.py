@@ -1,16 +1,47 @@
-"""LlamaIndex node parsers as benchmark chunkings (:mod:`rag_eval_adapters.bench.chunking`)."""
+"""Chunking with LlamaIndex node parsers (offline): ``chunk_documents`` for the test-set generator
+(:func:`rag_eval_adapters.testsets.generate_testset`, ``rag-eval generate``) and any node parser as a
+benchmark chunking (:mod:`rag_eval_adapters.bench.chunking`)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+from collections.abc import Mapping
 from typing import Any, Optional, Sequence
 
-from llama_index.core import Document as LIDocument
+from llama_index.core import Document
 from llama_index.core.node_parser import SentenceSplitter
 
 from ..bench.chunking import Chunk, locate_chunks
-from ..bench.inputs import Document
+from ..bench.inputs import Document as BenchDocument
 
-__all__ = ["NodeParserChunking", "node_parser_chunking", "sentence_splitter_chunking"]
+__all__ = ["chunk_documents", "NodeParserChunking", "node_parser_chunking", "sentence_splitter_chunking"]
+
+
+def chunk_documents(documents: Mapping[str, str], chunk_size: int = 512, chunk_overlap: int = 64) -> list[dict]:
+    """Split each ``{doc_id: text}`` with ``SentenceSplitter(chunk_size, chunk_overlap)`` (tokens).
+
+    Returns mappings ``{"chunk_id": "<doc_id>#<n>", "text", "doc_id", "start"}`` in document order, where
+    ``start`` is the chunk's character offset in its document (``text == document[start:start+len(text)]``).
+    Chunk ids depend only on the document id and position, so re-chunking gives the same ids.
+    """
+    if not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or chunk_size < 16:
+        raise ValueError(f"chunk_size must be an int >= 16 tokens, got {chunk_size!r}")
+    if not isinstance(chunk_overlap, int) or isinstance(chunk_overlap, bool) or not 0 <= chunk_overlap < chunk_size:
+        raise ValueError(f"chunk_overlap must be an int in [0, chunk_size), got {chunk_overlap!r}")
+    splitter = SentenceSplitter(chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+    chunks = []
+    for doc_id, text in documents.items():
+        with contextlib.redirect_stdout(io.StringIO()):  # the splitter prints advice on small chunk sizes
+            nodes = splitter.get_nodes_from_documents([Document(text=text, id_=doc_id)])
+        for n, node in enumerate(nodes):
+            content = node.get_content()
+            start = node.start_char_idx
+            if start is None or text[start : start + len(content)] != content:
+                found = text.find(content)
+                start = found if found >= 0 else None
+            chunks.append({"chunk_id": f"{doc_id}#{n}", "text": content, "doc_id": doc_id, "start": start})
+    return chunks
 
 
 class NodeParserChunking:
@@ -29,10 +60,11 @@ class NodeParserChunking:
     def __repr__(self) -> str:
         return f"NodeParserChunking({self.name!r}, parser={type(self.parser).__name__})"
 
-    def split(self, documents: Sequence[Document]) -> list[Chunk]:
+    def split(self, documents: Sequence[BenchDocument]) -> list[Chunk]:
         chunks: list[Chunk] = []
         for doc in documents:
-            nodes = self.parser.get_nodes_from_documents([LIDocument(text=doc.text, id_=doc.doc_id)])
+            with contextlib.redirect_stdout(io.StringIO()):  # the splitter prints advice on small chunk sizes
+                nodes = self.parser.get_nodes_from_documents([Document(text=doc.text, id_=doc.doc_id)])
             pieces = [(n.get_content(), n.start_char_idx) for n in nodes if n.get_content().strip()]
             chunks.extend(locate_chunks(doc, self.name, pieces))
         return chunks

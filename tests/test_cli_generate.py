@@ -1,0 +1,106 @@
+"""``rag-eval generate`` end to end against the local OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+pytest.importorskip("openai")
+pytest.importorskip("llama_index.core")
+
+from openai_server import openai_server  # noqa: F401
+
+from rag_eval_adapters.cli import main
+
+NOTES = {
+    "heart.md": "The heart pumps blood through the body. It beats about seventy times a minute at rest.\n\n"
+                "The right side sends blood to the lungs. The left side sends it to the rest of the body, "
+                "through the aorta, which is the largest artery.",
+    "sub/lungs.txt": "The lungs take oxygen from the air. Carbon dioxide leaves the body when we breathe out. "
+                     "Small air sacs called alveoli exchange the gases with the blood.",
+}
+
+
+def write_folder(tmp_path):
+    root = tmp_path / "corpus"
+    for name, text in NOTES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def cli(*argv, env_key=None):
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def base(server, corpus, *extra):
+    return ("generate", "--corpus", str(corpus), "--llm-model", "gpt-4o-mini", "--llm-base-url", server.base_url,
+            "--llm-api-key-env", "FAKE_KEY", "--min-chunk-chars", "10", "--chunk-size", "24", "--chunk-overlap", "4",
+            *extra)
+
+
+def test_generate_from_a_folder_resumes_and_maps_spans(openai_server, tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_KEY", openai_server.api_key)
+    corpus, out = write_folder(tmp_path), tmp_path / "testset.jsonl"
+    code, stdout, stderr = cli(*base(openai_server, corpus, "--samples", "4", "--output", str(out)))
+    assert code == 0, stderr
+    summary = json.loads(stdout)
+    assert summary["requested"] == 4 and summary["generated"] + sum(summary["dropped"].values()) == 4
+    cases = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert len(cases) == summary["generated"] >= 3
+    for case in cases:
+        for span in case["evidence_spans"]:
+            assert NOTES[span["doc_id"]][span["start"] : span["end"]] == case["evidence"]
+        assert case["expected_ids"] == case["relevant_chunk_ids"]
+    sent = len(openai_server.chat_requests)
+    code, stdout, _ = cli(*base(openai_server, corpus, "--samples", "4", "--output", str(out)))
+    assert code == 0 and len(openai_server.chat_requests) == sent and json.loads(stdout)["resumed_cases"] == len(cases)
+    # the test set is a qrels file for rag-eval evaluate
+    run = tmp_path / "run.jsonl"
+    run.write_text("".join(json.dumps({"query_id": c["query_id"], "retrieved_ids": [c["source_chunk_id"]]}) + "\n"
+                           for c in cases), encoding="utf-8")
+    code, stdout, stderr = cli("evaluate", "--qrels", str(out), "--run", str(run), "--metric", "recall", "--k", "1",
+                               "--format", "json")
+    assert code == 0, stderr
+    assert '"recall@1": 1.0' in stdout
+
+
+def test_dry_run_sends_nothing(openai_server, tmp_path):
+    corpus = tmp_path / "chunks.jsonl"
+    corpus.write_text("\n".join(json.dumps({"chunk_id": f"c{i}", "text": f"Fact number {i} is that water boils at "
+                                            f"{90 + i} degrees on that mountain."}) for i in range(5)), encoding="utf-8")
+    code, stdout, stderr = cli(*base(openai_server, corpus, "--samples", "5", "--dry-run", "--price-input", "1"))
+    assert code == 0, stderr
+    summary = json.loads(stdout)
+    assert summary["dry_run"] is True and summary["calls"] == 5 and summary["estimated_cost"] > 0
+    assert openai_server.requests == []
+
+
+@pytest.mark.parametrize("extra, message", [
+    (("--samples", "0", "--output", "x.jsonl"), "--samples must be at least 1"),
+    (("--seed", "-1", "--output", "x.jsonl"), "--seed must be at least 0"),
+    (("--samples", "2"), "give --output"),
+    (("--types", "trivia", "--output", "x.jsonl"), "types must be"),
+])
+def test_option_errors_are_one_line(openai_server, tmp_path, extra, message, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, stderr = cli(*base(openai_server, write_folder(tmp_path), *extra))
+    assert code == 2 and stderr.startswith("rag-eval: error: ") and message in stderr
+    assert stderr.count("\n") == 1 and openai_server.requests == []
+
+
+def test_corpus_errors_name_the_line_and_the_key_is_required(openai_server, tmp_path, monkeypatch):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"chunk_id": "a", "text": "fine text here"}\n{not json\n', encoding="utf-8")
+    code, _, stderr = cli(*base(openai_server, bad, "--output", str(tmp_path / "o.jsonl")))
+    assert code == 2 and "bad.jsonl line 2" in stderr
+    code, _, stderr = cli(*base(openai_server, bad, "--output", str(bad)))
+    assert code == 2 and "is the corpus" in stderr
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    code, _, stderr = cli("generate", "--corpus", str(write_folder(tmp_path)), "--llm-model", "gpt-4o-mini",
+                          "--output", str(tmp_path / "o.jsonl"))
+    assert code == 2 and "no API key: set OPENAI_API_KEY" in stderr
