@@ -208,11 +208,12 @@ class Report:
             groups with only failed queries) and the overall row, labelled ``"all"``.
         """
         _check_interval_options(confidence, n_bootstrap)
-        group_of = _grouper(field, self.attributes)
+        group_of = _hashable_groups(_grouper(field, self.attributes), field)
         labels = [group_of(q) for q in self.query_ids]
         failed: dict[Hashable, int] = {}
         for q in self.errors:
-            failed[group_of(q)] = failed.get(group_of(q), 0) + 1
+            label = group_of(q)
+            failed[label] = failed.get(label, 0) + 1
         order: dict[Hashable, list[int]] = {}
         for row, label in enumerate(labels):
             order.setdefault(label, []).append(row)
@@ -311,6 +312,18 @@ def _grouper(field: Grouping, attributes: Mapping[Hashable, Mapping[str, Any]]) 
         "by() takes an attribute name (e.g. 'query_type'), a mapping {query_id: group} or a function of the "
         f"query id, got {type(field).__name__}"
     )
+
+
+def _hashable_groups(group_of: Callable[[Hashable], Any], field: Grouping) -> Callable[[Hashable], Hashable]:
+    def checked(query_id: Hashable) -> Hashable:
+        group = group_of(query_id)
+        if not isinstance(group, Hashable):
+            what = f"attribute {field!r}" if isinstance(field, str) else "group"
+            raise TypeError(f"query {query_id!r}: its {what} is a {type(group).__name__} ({group!r:.60}); "
+                            "a group must be a hashable value such as a string or a number")
+        return group
+
+    return checked
 
 
 def _check_interval_options(confidence: float, n_bootstrap: int) -> None:

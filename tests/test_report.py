@@ -99,6 +99,12 @@ def test_by_refuses_a_field_of_the_wrong_kind():
         evaluate(QRELS, RUN, ["mrr"]).by(3)
 
 
+def test_an_unhashable_group_names_the_query_and_the_attribute():
+    report = evaluate(QRELS, RUN, ["mrr"]).with_attributes({"q2": {"tags": ["a", "b"]}})
+    with pytest.raises(TypeError, match=r"query 'q2': its attribute 'tags' is a list"):
+        report.by("tags")
+
+
 def test_from_per_query_names_the_query_that_lacks_a_metric():
     with pytest.raises(ValueError, match=r"query 'b' has no value for metric 'f1'"):
         Report.from_per_query({"a": {"f1": 1.0, "em": 1.0}, "b": {"em": 0.0}})

@@ -1,0 +1,91 @@
+"""Text building blocks shared by the renderers: number formats, metric keys, rich and Markdown tables."""
+
+from __future__ import annotations
+
+import io
+from typing import Any, Iterable, Mapping, Optional, Sequence
+
+FORMATS = ("table", "json", "csv", "markdown")
+MEAN_ROW = "all"  # label of the mean row in CSV output, as trec_eval labels its summary lines
+
+
+def split_key(key: str) -> tuple[str, Optional[int]]:
+    """Split ``"ndcg@10"`` into ``("ndcg", 10)``; a key without a cutoff gives ``(key, None)``."""
+    name, sep, cut = key.rpartition("@")
+    if sep and cut.isdigit():
+        return name, int(cut)
+    return key, None
+
+
+def _fmt(value: Optional[float], digits: int = 4) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.{digits}f}"
+
+
+def _fmt_p(p: float) -> str:
+    return "<0.0001" if p < 0.0001 else f"{p:.4f}"
+
+
+def _grid(keys: Sequence[str]) -> Optional[tuple[list[str], list[int], dict[tuple[str, int], str]]]:
+    """Rows, cutoffs and cells when the keys form a full metric x k grid (at least 2 cutoffs)."""
+    rows: list[str] = []
+    cuts: list[int] = []
+    cells: dict[tuple[str, int], str] = {}
+    for key in keys:
+        name, k = split_key(key)
+        if k is None:
+            return None
+        if name not in rows:
+            rows.append(name)
+        if k not in cuts:
+            cuts.append(k)
+        cells[(name, k)] = key
+    if len(cuts) < 2 or len(cells) != len(rows) * len(cuts):
+        return None
+    return rows, sorted(cuts), cells
+
+
+def _counts_line(counts: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}: {v}" for k, v in counts.items())
+
+
+def _rich_table(title: Optional[str], header: Sequence[str], rows: Iterable[Sequence[str]], numeric_from: int = 1):
+    """A rich table with its title on a line of its own above it (so a narrow table never wraps it)."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table()
+    for i, h in enumerate(header):
+        table.add_column(h, justify="right" if i >= numeric_from else "left")
+    for row in rows:
+        table.add_row(*row)
+    if not title:
+        return table
+    return Group(Text(title, style="bold"), table)
+
+
+def _markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]], numeric_from: int = 1) -> str:
+    def esc(cell: str) -> str:
+        return str(cell).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(esc(h) for h in header) + " |"]
+    lines.append("|" + "|".join("---:" if i >= numeric_from else ":---" for i in range(len(header))) + "|")
+    lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _render_rich(renderables: Sequence[Any], width: int = 120) -> str:
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, force_terminal=False, color_system=None, highlight=False)
+    for r in renderables:
+        console.print(r)
+    return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
+
+
+def repr_float(value: float) -> str:
+    """Shortest exact text of a float (CSV keeps full precision)."""
+    return repr(float(value))

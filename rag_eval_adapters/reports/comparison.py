@@ -1,0 +1,103 @@
+"""Rendering a :class:`~rag_eval_adapters.compare.Comparison`: the means and the paired tests."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import TYPE_CHECKING, Any
+
+from ._text import FORMATS, _fmt, _fmt_p, _markdown_table, _render_rich, _rich_table
+
+if TYPE_CHECKING:
+    from ..compare import Comparison
+
+
+def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
+    """``{"mean": {run: {metric: v}}, "tests": [{metric, run_a, run_b, difference, ci_low, ci_high,
+    t_test_p_value, p_value, ...}], "counts": {...}}``."""
+    return comparison.to_dict()
+
+
+def _comparison_rows(comparison: Comparison) -> tuple[list[str], list[list[str]], list[str], list[list[str]]]:
+    runs = list(comparison.runs)
+    mean_header = ["metric"] + runs
+    mean_rows = [[m] + [_fmt(comparison.mean[r][m]) for r in runs] for m in comparison.metrics]
+    conf = int(round(comparison.tests[0].confidence * 100)) if comparison.tests else 95
+    test_header = ["metric", "run A", "run B", "B - A", f"{conf}% CI", "t-test p", "p_value", ""]
+    test_rows = []
+    for t in comparison.tests:
+        mark = "*" if t.p_value < 0.05 and t.t_test_p_value < 0.05 else ""
+        test_rows.append(
+            [
+                t.metric, t.run_a, t.run_b, f"{t.difference:+.4f}",
+                f"[{t.ci_low:+.4f}, {t.ci_high:+.4f}]", _fmt_p(t.t_test_p_value), _fmt_p(t.p_value), mark,
+            ]
+        )
+    return mean_header, mean_rows, test_header, test_rows
+
+
+_COMPARE_NOTE = (
+    "p_value: paired randomization test; t-test p: paired t-test; CI: bootstrap of the mean difference; "
+    "* = both p < 0.05"
+)
+
+
+def comparison_tables(comparison: Comparison) -> list[Any]:
+    """Rich renderables for a comparison: the means table and the significance table."""
+    from rich.text import Text
+
+    mh, mr, th, tr = _comparison_rows(comparison)
+    return [
+        _rich_table(f"Mean over {comparison.n_queries} queries", mh, mr),
+        _rich_table("Paired tests (difference = run B - run A)", th, tr, numeric_from=3),
+        Text(_COMPARE_NOTE),
+    ]
+
+
+def render_comparison(comparison: Comparison, fmt: str = "table") -> str:
+    """Render a comparison as text.
+
+    Parameters
+    ----------
+    comparison : Comparison
+        From :func:`~rag_eval_adapters.compare.compare_reports`.
+    fmt : {"table", "json", "csv", "markdown"}
+        ``csv`` has one row per metric and pair of runs: ``metric,run_a,run_b,mean_a,mean_b,
+        difference,ci_low,ci_high,t_statistic,t_test_p_value,p_value,n_queries``.
+
+    Returns
+    -------
+    str
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if fmt == "json":
+        return json.dumps(comparison_to_dict(comparison), indent=2) + "\n"
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        cols = [
+            "metric", "run_a", "run_b", "mean_a", "mean_b", "difference", "ci_low", "ci_high",
+            "t_statistic", "t_test_p_value", "p_value", "n_queries",
+        ]
+        writer.writerow(cols)
+        for t in comparison.tests:
+            d = t.to_dict()
+            writer.writerow(["" if d[c] is None else d[c] for c in cols])
+        return buffer.getvalue()
+    if fmt == "markdown":
+        mh, mr, th, tr = _comparison_rows(comparison)
+        return "\n".join(
+            [
+                f"### Mean over {comparison.n_queries} queries\n",
+                _markdown_table(mh, mr),
+                "",
+                "### Paired tests (difference = run B - run A)\n",
+                _markdown_table(th, tr, numeric_from=3),
+                "",
+                _COMPARE_NOTE,
+                "",
+            ]
+        )
+    return _render_rich(comparison_tables(comparison))

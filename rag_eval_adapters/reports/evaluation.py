@@ -1,0 +1,274 @@
+"""Rendering one run's :class:`~rag_eval_adapters.Report`: the mean table, the counts and the per-query listing."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional, Sequence
+
+from ..report import Report, as_report
+from ._text import (
+    FORMATS,
+    MEAN_ROW,
+    _counts_line,
+    _fmt,
+    _grid,
+    _markdown_table,
+    _render_rich,
+    _rich_table,
+    repr_float,
+    split_key,
+)
+
+
+@dataclass(frozen=True)
+class QueryDetail:
+    """What a query's run looked like: judged-relevant count, retrieved count, first relevant rank."""
+
+    relevant: int
+    retrieved: int
+    first_relevant_rank: Optional[int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "relevant": self.relevant,
+            "retrieved": self.retrieved,
+            "first_relevant_rank": self.first_relevant_rank,
+        }
+
+
+def worst_queries(
+    per_query: Mapping[str, Mapping[str, float]],
+    metric: str,
+    errors: Optional[Mapping[str, str]] = None,
+) -> list[str]:
+    """Query ids ordered worst first: ascending ``metric``, ties by query id; failed queries last."""
+    errors = errors or {}
+    scored = [q for q in per_query if q not in errors and metric in per_query[q]]
+    scored.sort(key=lambda q: (per_query[q][metric], q))
+    return scored + sorted(q for q in errors if q not in scored)
+
+
+def _default_sort_metric(keys: Sequence[str]) -> str:
+    """ndcg@10 when present, else the first nDCG key, else the first key."""
+    if "ndcg@10" in keys:
+        return "ndcg@10"
+    for key in keys:
+        if split_key(key)[0] == "ndcg":
+            return key
+    return keys[0]
+
+
+def _per_query_columns(keys: Sequence[str], sort_by: str, max_columns: int = 8) -> list[str]:
+    """Metric columns of the per-query listing: all when few, else those at sort_by's cutoff."""
+    if len(keys) <= max_columns:
+        return list(keys)
+    cut = split_key(sort_by)[1]
+    same = [k for k in keys if split_key(k)[1] == cut]
+    if sort_by not in same:
+        same.insert(0, sort_by)
+    return same[:max_columns]
+
+
+def evaluation_to_dict(
+    report: Report,
+    *,
+    per_query: bool = True,
+    sort_by: Optional[str] = None,
+    details: Optional[Mapping[str, QueryDetail]] = None,
+    limit: Optional[int] = None,
+    run_name: Optional[str] = None,
+) -> dict[str, Any]:
+    """The evaluation as plain data for JSON output.
+
+    Parameters
+    ----------
+    report : Report
+        The evaluation (a ``DatasetEvaluation`` is converted with its ``to_report()``).
+    per_query : bool
+        Include ``per_query``.
+    sort_by : str, optional
+        Add ``worst_queries``: the worst queries by this metric first (at most ``limit``), each with its
+        ``sort_by`` value, its details when given, and its error for a failed query.
+    details : mapping, optional
+        Query id -> :class:`QueryDetail`.
+    limit : int, optional
+        At most this many ``worst_queries``.
+    run_name : str, optional
+        Recorded as ``run``.
+
+    Returns
+    -------
+    dict
+        ``{"mean", "per_query", "counts", "errors"}`` (and ``run``, ``sort_by``, ``worst_queries``).
+    """
+    report = as_report(report, "report")
+    out: dict[str, Any] = {}
+    if run_name is not None:
+        out["run"] = run_name
+    out["mean"] = dict(report.mean)
+    if per_query:
+        out["per_query"] = {q: dict(v) for q, v in report.per_query.items()}
+    out["counts"] = dict(report.counts)
+    out["errors"] = dict(report.errors)
+    if sort_by is not None:
+        ordered = worst_queries(report.per_query, sort_by, out["errors"])
+        if limit:
+            ordered = ordered[:limit]
+        worst = []
+        for q in ordered:
+            row: dict[str, Any] = {"query_id": q, sort_by: report.per_query.get(q, {}).get(sort_by)}
+            if details and q in details:
+                row.update(details[q].to_dict())
+            if q in out["errors"]:
+                row["error"] = out["errors"][q]
+            worst.append(row)
+        out["sort_by"] = sort_by
+        out["worst_queries"] = worst
+    return out
+
+
+def _mean_rows(mean: Mapping[str, float]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the mean table: a metric x k grid when possible, else metric | value."""
+    keys = list(mean)
+    grid = _grid(keys)
+    if grid is None:
+        return ["metric", "value"], [[k, _fmt(mean[k])] for k in keys]
+    rows, cuts, cells = grid
+    header = ["metric"] + [f"@{k}" for k in cuts]
+    return header, [[r] + [_fmt(mean[cells[(r, k)]]) for k in cuts] for r in rows]
+
+
+def _per_query_rows(
+    report: Report,
+    sort_by: str,
+    details: Optional[Mapping[str, QueryDetail]],
+    limit: Optional[int],
+) -> tuple[list[str], list[list[str]]]:
+    keys = list(report.mean)
+    columns = _per_query_columns(keys, sort_by)
+    errors = report.errors
+    ordered = worst_queries(report.per_query, sort_by, errors)
+    if limit:
+        ordered = ordered[:limit]
+    header = ["query_id"]
+    if details is not None:
+        header += ["relevant", "retrieved", "first rel. rank"]
+    header += columns
+    rows = []
+    for q in ordered:
+        row = [q]
+        if details is not None:
+            d = details.get(q)
+            row += (
+                [str(d.relevant), str(d.retrieved), str(d.first_relevant_rank or "-")]
+                if d
+                else ["-", "-", "-"]
+            )
+        if q in errors:
+            row += [f"error: {errors[q]}"] + [""] * (len(columns) - 1)
+        else:
+            row += [_fmt(report.per_query[q].get(c)) for c in columns]
+        rows.append(row)
+    return header, rows
+
+
+def evaluation_tables(
+    report: Report,
+    *,
+    per_query: bool = False,
+    sort_by: Optional[str] = None,
+    details: Optional[Mapping[str, QueryDetail]] = None,
+    limit: Optional[int] = None,
+    title: str = "Mean over queries",
+) -> list[Any]:
+    """Rich renderables for the terminal: the mean table, the counts line and, with ``per_query``, the
+    per-query table worst first (parameters as in :func:`render_evaluation`)."""
+    report = as_report(report, "report")
+    from rich.text import Text
+
+    header, rows = _mean_rows(report.mean)
+    out: list[Any] = [_rich_table(title, header, rows), Text(_counts_line(report.counts))]
+    if per_query:
+        sort_by = sort_by or _default_sort_metric(list(report.mean))
+        h, r = _per_query_rows(report, sort_by, details, limit)
+        out.append(_rich_table(f"Per query, worst {sort_by} first", h, r))
+    elif report.errors:
+        out.append(Text(f"{len(report.errors)} queries failed; use --per-query to see them"))
+    return out
+
+
+def render_evaluation(
+    report: Report,
+    fmt: str = "table",
+    *,
+    per_query: bool = False,
+    sort_by: Optional[str] = None,
+    details: Optional[Mapping[str, QueryDetail]] = None,
+    limit: Optional[int] = None,
+    run_name: Optional[str] = None,
+) -> str:
+    """Render one run's evaluation as text.
+
+    Parameters
+    ----------
+    report : Report
+        The evaluation (a ``DatasetEvaluation`` is converted with its ``to_report()``).
+    fmt : {"table", "json", "csv", "markdown"}
+        ``table`` is plain text for a terminal. ``json`` always holds ``mean``, ``per_query``, ``counts``
+        and ``errors`` (plus ``worst_queries`` with ``per_query=True``). ``csv`` is wide: a header
+        ``query_id,<metrics>``, a first row ``all`` with the means, then (``per_query=True``) one row per
+        query, worst first.
+    per_query : bool
+        Add the per-query listing, worst first.
+    sort_by : str, optional
+        The metric that orders it (default ``ndcg@10``, else the first nDCG, else the first metric).
+    details : mapping, optional
+        Query id -> :class:`QueryDetail`, shown beside each query.
+    limit : int, optional
+        At most this many queries in the listing.
+    run_name : str, optional
+        A title for the run.
+
+    Returns
+    -------
+    str
+    """
+    report = as_report(report, "report")
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    keys = list(report.mean)
+    if per_query or fmt == "json":
+        sort_by = sort_by or _default_sort_metric(keys)
+    if fmt == "json":
+        data = evaluation_to_dict(
+            report, sort_by=sort_by if per_query else None, details=details, limit=limit, run_name=run_name
+        )
+        return json.dumps(data, indent=2) + "\n"
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["query_id"] + keys)
+        writer.writerow([MEAN_ROW] + [repr_float(report.mean[k]) for k in keys])
+        if per_query:
+            errors = report.errors
+            for q in worst_queries(report.per_query, sort_by, errors)[: limit or None]:
+                values = report.per_query.get(q, {})
+                writer.writerow([q] + [repr_float(values[k]) if k in values else "" for k in keys])
+        return buffer.getvalue()
+    if fmt == "markdown":
+        header, rows = _mean_rows(report.mean)
+        parts = []
+        if run_name:
+            parts.append(f"## {run_name}\n")
+        parts += ["### Mean over queries\n", _markdown_table(header, rows), "", _counts_line(report.counts), ""]
+        if per_query:
+            h, r = _per_query_rows(report, sort_by, details, limit)
+            parts += [f"### Per query, worst {sort_by} first\n", _markdown_table(h, r), ""]
+        return "\n".join(parts)
+    title = f"{run_name}: mean over queries" if run_name else "Mean over queries"
+    return _render_rich(
+        evaluation_tables(report, per_query=per_query, sort_by=sort_by, details=details, limit=limit, title=title)
+    )
