@@ -27,8 +27,9 @@ MAY_IMPORT = {
     "rerank": set(),
     "llamaindex": {"rerank"},
     "langchain": {"rerank"},
-    "demo": {"llamaindex", "rerank"},
-    "cli": {"demo", "llamaindex", "langchain", "rerank"},
+    "bench": {"llamaindex", "langchain", "rerank"},
+    "demo": {"bench", "llamaindex", "rerank"},
+    "cli": {"bench", "demo", "llamaindex", "langchain", "rerank"},
 }
 APPS = set(MAY_IMPORT)
 CORE_DEPENDENCIES = {"numpy", "pydantic"}  # what the core imports at module level, besides the standard library

@@ -230,19 +230,19 @@ def test_report_has_types_stages_tests_worst_queries_answers_and_provenance(benc
     assert conf["stage"] == "reranked" and conf["reranker"] == "lexical"
     assert report["configurations"]["s16o0/bm25"]["stage"] == "retrieval"
     assert set(conf["by_query_type"]) == {"literal", "paraphrase", "scenario"}
-    assert conf["by_query_type"]["literal"]["queries"] == 3
+    assert conf["by_query_type"]["literal"]["count"] == 3
     worst = conf["worst_queries"][0]
     assert worst["evidence"] and all({"chunk_id", "text", "grade"} <= set(r) for r in worst["retrieved"])
     assert conf["answers"]["queries"] == 5 and set(conf["answers"]["by_query_type"]) <= {"literal", "paraphrase", "scenario"}
     for row in conf["answers"]["per_query"].values():
-        assert 0.0 <= row["token_f1"] <= 1.0 and 0.0 <= row["semantic_similarity"] <= 1.0
+        assert 0.0 <= row["f1"] <= 1.0 and 0.0 <= row["semantic_similarity"] <= 1.0 and row["query_type"]
     tests = report["comparison"]["tests"]
     assert len(tests) == 2 * (12 * 11 // 2)
     prov = report["provenance"]
     assert prov["version"] and len(prov["documents"]["sha256"]) == 64 and prov["testset"]["cases"] == 8
     assert prov["settings"]["ks"] == [1, 3, 5] and prov["chunkings"]["s16o0"] > prov["chunkings"]["s32o8"]
     assert "Recall@k" in report["metric_definitions"]["hit_rate"]
-    assert report["usage"]["embeddings"]["computed"] > 0 and report["verdict"][0].startswith("On all queries")
+    assert report["usage"]["embeddings"]["computed"] > 0 and report["verdict"][0].startswith("On all questions")
     for name in ("report.md", "report.txt"):
         text = (out / name).read_text()
         assert "Verdict" in text and "s32o8/hybrid+lexical" in text and "scenario" in text
@@ -255,7 +255,7 @@ def test_eval_mode_scores_only_the_chosen_question_types():
         result = run_bench(documents(), case_records(), chunkings=["32:8"], retrievers=["bm25"],
                            settings=BenchSettings(ks=(1, 3), eval_mode=mode, e2e_limit=0), embedder=HashEmbedder())
         (conf,) = result.results
-        assert set(conf.by_type) == types
+        assert {g.group for g in conf.by_type.groups} == types
         assert {c.query_type for c in result.cases} == types
         assert len(conf.report.query_ids) == sum(r["query_type"] in types for r in case_records())
     with pytest.raises(ValueError, match="eval_mode"):
@@ -266,10 +266,10 @@ def test_e2e_limit_answers_that_many_questions_and_zero_skips_answers():
     embedder = HashEmbedder()
     result = run_bench(documents(), case_records(), chunkings=["32:8"], retrievers=["bm25"],
                        settings=BenchSettings(ks=(1, 3), e2e_limit=3), embedder=embedder)
-    assert list(result.results[0].answers) == ["q1", "q2", "q3"]
+    assert result.results[0].answers.query_ids == ["q1", "q2", "q3"]
     skipped = run_bench(documents(), case_records(), chunkings=["32:8"], retrievers=["bm25"],
                         settings=BenchSettings(ks=(1, 3), e2e_limit=0))
-    assert skipped.results[0].answers == {} and "answerer" not in skipped.usage
+    assert skipped.results[0].answers is None and "answerer" not in skipped.usage
 
 
 def test_a_second_run_reuses_the_embedding_cache(tmp_path):
@@ -294,7 +294,7 @@ def test_a_failing_answerer_is_recorded_per_question_and_the_rest_are_scored():
                        settings=BenchSettings(ks=(1, 3), e2e_limit=4), answerer=Flaky(), embedder=HashEmbedder())
     conf = result.results[0]
     assert conf.answer_errors == {"q1": "RuntimeError: model timed out"}
-    assert list(conf.answers) == ["q2", "q3", "q4"]
+    assert conf.answers.query_ids == ["q2", "q3", "q4"]
 
 
 def test_bad_inputs_are_clear_errors():

@@ -12,7 +12,7 @@ Relevance survives re-chunking (:mod:`.relevance`); every configuration's number
 
 from __future__ import annotations
 
-from .answering import ANSWER_PROMPT, ExtractiveAnswerer, LLMAnswerer, OpenAIChatLLM, split_sentences
+from .answering import ANSWER_PROMPT, ExtractiveAnswerer, LLMAnswerer, split_sentences
 from .chunking import Chunk, Chunking, FunctionChunking, parse_chunking, sentence_chunking
 from .embedding import CachedEmbedder, E5Scorer, default_embedder
 from .fusion import reciprocal_rank_fusion
@@ -29,5 +29,5 @@ __all__ = [
     "span_grades", "judge_case", "build_qrels",
     "Retriever", "BM25Retriever", "DenseRetriever", "HybridRetriever", "reciprocal_rank_fusion",
     "CachedEmbedder", "E5Scorer", "default_embedder",
-    "ExtractiveAnswerer", "LLMAnswerer", "OpenAIChatLLM", "ANSWER_PROMPT", "split_sentences",
+    "ExtractiveAnswerer", "LLMAnswerer", "ANSWER_PROMPT", "split_sentences",
 ]

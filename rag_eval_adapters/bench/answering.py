@@ -4,20 +4,20 @@
 chunks whose embedding is closest (cosine) to the question's. It needs no model call and shows how far the
 retrieval alone carries the answer; any generator should beat it.
 
-:class:`LLMAnswerer` asks a language model to answer from the chunks. It takes a LlamaIndex ``LLM``
-(``complete``), a LangChain chat model (``invoke``) or :class:`OpenAIChatLLM` (the official ``openai`` SDK,
-so OpenAI and every OpenAI-compatible server), and sums the token usage the model reports.
+:class:`LLMAnswerer` asks a language model to answer from the chunks, through the test-set module's LLM
+protocol (:func:`rag_eval_adapters.testsets.as_chat_llm`: a LlamaIndex ``LLM``, a LangChain chat model or
+``OpenAICompatibleLLM`` for OpenAI and every OpenAI-compatible server) and the shared model-call layer
+(:mod:`rag_eval_adapters.modelcalls`: retries, cache, usage and cost).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["ExtractiveAnswerer", "LLMAnswerer", "OpenAIChatLLM", "split_sentences", "ANSWER_PROMPT"]
+__all__ = ["ExtractiveAnswerer", "LLMAnswerer", "split_sentences", "ANSWER_PROMPT"]
 
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n\s*\n")
 
@@ -52,77 +52,65 @@ class ExtractiveAnswerer:
         return sentences[int(np.argmax(self.embedder.embed_passages(sentences) @ q))]
 
 
-@dataclass
-class Usage:
-    """Token usage summed over the model calls."""
+class LLMAnswerer:
+    """Answers from the top chunks with a language model and :data:`ANSWER_PROMPT`.
 
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-    def to_dict(self) -> dict[str, int]:
-        return {"calls": self.calls, "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
-
-
-class OpenAIChatLLM:
-    """A chat model behind the official ``openai`` SDK: OpenAI or any OpenAI-compatible server.
-
-    TODO(bench): replace with the test-set module's ``OpenAICompatibleLLM`` (shared model-call layer with
-    retries and cache) once it lands; this minimal client exists so the benchmark can answer before then.
+    Parameters
+    ----------
+    llm
+        A LlamaIndex ``LLM``, a LangChain chat model, or
+        :class:`rag_eval_adapters.testsets.OpenAICompatibleLLM` (OpenAI or any OpenAI-compatible server).
+    prompt : str
+        The prompt, with ``{context}`` and ``{question}``.
+    cache : cache object or path, optional
+        Answers keyed by (model, prompt, temperature) in the shared model-call cache: a re-run pays nothing.
+    prices : rag_eval_adapters.modelcalls.Prices, optional
+        Turns the token usage into a cost.
+    retry : rag_eval_adapters.modelcalls.RetryPolicy, optional
+        Retries of 429, 5xx, timeouts and connection errors (honouring ``retry-after``).
     """
 
-    def __init__(self, model: str, base_url: Optional[str] = None, api_key: Optional[str] = None,
-                 temperature: float = 0.0, timeout: float = 60.0) -> None:
-        import openai
+    def __init__(self, llm: Any, prompt: str = ANSWER_PROMPT, *, cache: Any = None, prices: Any = None,
+                 retry: Any = None) -> None:
+        from ..modelcalls import InMemoryCache, RetryPolicy, UsageMeter, open_cache
+        from ..testsets import as_chat_llm
 
-        self.model, self.temperature = model, temperature
-        self.usage = Usage()
-        self._client = openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed", timeout=timeout,
-                                     max_retries=3)
-
-    def __repr__(self) -> str:
-        return f"OpenAIChatLLM(model={self.model!r}, base_url={str(self._client.base_url)!r})"
-
-    def complete(self, prompt: str) -> str:
-        response = self._client.chat.completions.create(
-            model=self.model, temperature=self.temperature, messages=[{"role": "user", "content": prompt}])
-        self.usage.calls += 1
-        if response.usage is not None:
-            self.usage.prompt_tokens += int(response.usage.prompt_tokens or 0)
-            self.usage.completion_tokens += int(response.usage.completion_tokens or 0)
-        return response.choices[0].message.content or ""
-
-
-def _text_of(result: Any) -> str:
-    for attr in ("text", "content"):
-        value = getattr(result, attr, None)
-        if isinstance(value, str):
-            return value
-    return str(result)
-
-
-class LLMAnswerer:
-    """Answers from the top chunks with a language model and :data:`ANSWER_PROMPT`."""
-
-    name = "llm"
-
-    def __init__(self, llm: Any, prompt: str = ANSWER_PROMPT) -> None:
-        if not (hasattr(llm, "complete") or hasattr(llm, "invoke")):
-            raise TypeError(f"an LLM needs complete(prompt) or invoke(prompt), got {type(llm).__name__}")
-        self.llm, self.prompt = llm, prompt
-        self.name = f"llm:{getattr(llm, 'model', getattr(llm, 'model_name', type(llm).__name__))}"
+        self.llm = as_chat_llm(llm)
+        self.prompt = prompt
+        self.name = f"llm:{self.llm.name}"
+        opened = open_cache(cache)
+        self.cache = opened if opened is not None else InMemoryCache()
+        self.meter = UsageMeter(prices)
+        self.retry = retry if retry is not None else RetryPolicy()
 
     def __repr__(self) -> str:
         return f"LLMAnswerer({self.llm!r})"
 
     @property
-    def usage(self) -> dict[str, int]:
-        usage = getattr(self.llm, "usage", None)
-        return usage.to_dict() if isinstance(usage, Usage) else {}
+    def usage(self) -> dict[str, Any]:
+        """Calls, cache hits, retries, tokens and cost so far."""
+        return self.meter.usage.to_dict()
 
     def answer(self, question: str, contexts: Sequence[str]) -> str:
-        """The model's answer to ``question`` from ``contexts`` (stripped)."""
+        """The model's answer to ``question`` from ``contexts`` (stripped); cached, retried, metered."""
+        from ..modelcalls import cache_key, call_with_retry, lookup_quietly, store_quietly
+
         context = "\n\n".join(f"[{i + 1}] {c}" for i, c in enumerate(contexts))
         prompt = self.prompt.format(context=context, question=question)
-        result = self.llm.complete(prompt) if hasattr(self.llm, "complete") else self.llm.invoke(prompt)
-        return _text_of(result).strip()
+        key = cache_key(self.llm.name, {"prompt": prompt, "temperature": self.llm.temperature, "task": "answer"})
+        found = lookup_quietly(self.cache, [key], lambda v: v if isinstance(v, str) else None)
+        if key in found:
+            self.meter.add(cache_hits=1)
+            return found[key]
+        messages = [{"role": "user", "content": prompt}]
+        try:
+            completion, attempts = call_with_retry(lambda: self.llm.chat(messages), self.retry,
+                                                   what=f"answering {question[:60]!r} with {self.llm.name}")
+        except Exception:
+            self.meter.add(failures=1)
+            raise
+        self.meter.add(calls=1, retries=attempts - 1, input_tokens=completion.input_tokens,
+                       output_tokens=completion.output_tokens)
+        text = (completion.text or "").strip()
+        store_quietly(self.cache, {key: text})
+        return text

@@ -32,8 +32,8 @@ def plot_by_type(bench: Any, path: Path) -> Path:
     width = 0.8 / len(types)
     for ax, metric in zip(axes[:, 0], metrics):
         for i, qtype in enumerate(types):
-            values = [(r.report if qtype == "all" else r.by_type.get(qtype, r.report)).mean[metric]
-                      if (qtype == "all" or qtype in r.by_type) else 0.0 for r in bench.results]
+            values = [r.report.mean[metric] if qtype == "all" else r.by_type.mean(metric).get(qtype, 0.0)
+                      for r in bench.results]
             xs = [j + (i - (len(types) - 1) / 2) * width for j in range(len(names))]
             ax.bar(xs, values, width=width, label=qtype)
         ax.set_xticks(range(len(names)))

@@ -5,7 +5,8 @@ document it came from and its character offsets ``[start, end)`` in that documen
 benchmark judge relevance by evidence spans under any chunking. :func:`sentence_chunking` is LlamaIndex's
 ``SentenceSplitter`` (``chunk_size`` and ``chunk_overlap`` in tokens); any LlamaIndex node parser
 (:func:`rag_eval_adapters.llamaindex.chunking.node_parser_chunking`) or LangChain text splitter
-(:func:`rag_eval_adapters.langchain.chunking.text_splitter_chunking`) works too.
+(:func:`rag_eval_adapters.langchain.chunking.text_splitter_chunking`) works too: they give each chunk's text
+and offset, and :class:`PieceChunking` turns that into chunks.
 
 Chunk ids are ``"{doc_id}#{chunking}#{index}"``: they name the chunking, so ids of one chunking are never
 mistaken for chunks of another.
@@ -15,11 +16,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Optional, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Optional, Protocol, Sequence, runtime_checkable
 
 from .inputs import Document
 
-__all__ = ["Chunk", "Chunking", "FunctionChunking", "sentence_chunking", "parse_chunking", "chunk_id",
+__all__ = ["Chunk", "Chunking", "FunctionChunking", "PieceChunking", "as_chunking", "sentence_chunking", "parse_chunking", "chunk_id",
            "locate_chunks"]
 
 
@@ -76,6 +77,38 @@ def locate_chunks(document: Document, chunking: str, pieces: Sequence[tuple[str,
     return chunks
 
 
+class PieceChunking:
+    """A chunking from an object with ``name`` and ``pieces(doc_id, text) -> [(chunk text, start or None)]``
+    (the LlamaIndex and LangChain chunking adapters)."""
+
+    def __init__(self, source: Any) -> None:
+        self.source = source
+        self.name = str(source.name)
+
+    def __repr__(self) -> str:
+        return f"PieceChunking({self.source!r})"
+
+    def split(self, documents: Sequence[Document]) -> list[Chunk]:
+        chunks: list[Chunk] = []
+        for doc in documents:
+            chunks.extend(locate_chunks(doc, self.name, self.source.pieces(doc.doc_id, doc.text)))
+        return chunks
+
+
+def as_chunking(spec: Any) -> Chunking:
+    """A chunking from ``"SIZE:OVERLAP"``, a chunking, or an adapter with ``pieces``; ``TypeError`` otherwise."""
+    if isinstance(spec, str):
+        return parse_chunking(spec)
+    if hasattr(spec, "split") and hasattr(spec, "name"):
+        return spec
+    if hasattr(spec, "pieces") and hasattr(spec, "name"):
+        return PieceChunking(spec)
+    raise TypeError(f"a chunking is 'SIZE:OVERLAP' or an object with name and split(documents) or pieces(doc_id, "
+                    f"text), got {type(spec).__name__}; wrap LlamaIndex node parsers with "
+                    "rag_eval_adapters.llamaindex.chunking.node_parser_chunking and LangChain text splitters with "
+                    "rag_eval_adapters.langchain.chunking.text_splitter_chunking")
+
+
 class FunctionChunking:
     """A chunking from a function ``text -> list of chunk texts`` (each a verbatim piece of the text)."""
 
@@ -98,7 +131,7 @@ def sentence_chunking(chunk_size: int, chunk_overlap: int = 0) -> Chunking:
     """LlamaIndex ``SentenceSplitter(chunk_size, chunk_overlap)`` (tokens), named ``"s{size}o{overlap}"``."""
     from ..llamaindex.chunking import sentence_splitter_chunking
 
-    return sentence_splitter_chunking(chunk_size, chunk_overlap)
+    return PieceChunking(sentence_splitter_chunking(chunk_size, chunk_overlap))
 
 
 def parse_chunking(spec: str) -> Chunking:

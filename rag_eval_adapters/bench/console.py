@@ -33,16 +33,14 @@ def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
     columns = summary_columns(result)
     for label, _ in columns:
         table.add_column(label, justify="right")
-    answers = any(r.answers for r in result.results)
+    answers = any(r.answers is not None for r in result.results)
     if answers:
         table.add_column("answer token F1", justify="right")
         table.add_column("answer similarity (E5 cosine)", justify="right")
     for r in result.results:
         row = [r.name] + [f"{r.report.mean[key]:.3f}" for _, key in columns]
         if answers:
-            values = list(r.answers.values())
-            row += [f"{sum(v[m] for v in values) / len(values):.3f}" if values else "-"
-                    for m in ("token_f1", "semantic_similarity")]
+            row += [f"{r.answers.mean[m]:.3f}" if r.answers is not None else "-" for m in ("f1", "semantic_similarity")]
         table.add_row(*row)
     console.print(table)
     console.print(Text("In plain words:", style="bold"))

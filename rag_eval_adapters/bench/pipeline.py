@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional, Sequence
 
+from ..progress import progress_bar
 from .answering import ExtractiveAnswerer
-from .chunking import Chunk, parse_chunking
+from .chunking import Chunk, as_chunking
 from .embedding import CachedEmbedder, default_embedder
 from .inputs import Case, Document, cases_from_records, check_spans, load_cases, load_documents
 from .relevance import build_qrels
@@ -84,12 +85,7 @@ class BenchResult:
 
 
 def _progress(iterable: Iterable, desc: str, total: Optional[int], enabled: bool) -> Iterable:
-    off = os.environ.get("TQDM_DISABLE", "").strip().lower() not in ("", "0", "false", "no")
-    if not enabled or off:
-        return iterable
-    from tqdm.auto import tqdm
-
-    return tqdm(iterable, desc=desc, total=total, leave=False)
+    return progress_bar(iterable, total=total, desc=desc, show=enabled)
 
 
 def _inputs(documents: Any, testset: Any, eval_mode: str) -> tuple[list[Document], list[Case], str]:
@@ -163,9 +159,9 @@ def _answer_all(results: list[ConfigResult], cases: list[Case], chunks: dict[str
                     errors[case.query_id] = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
                     continue
             answered.append((case, memo[key]))
-        scores = score_answers([p for _, p in answered], [c.answer for c, _ in answered], embedder)
-        result.answers = {c.query_id: {"query_type": c.query_type, "prediction": p, "reference": c.answer, **s}
-                          for (c, p), s in zip(answered, scores)}
+        records = [{"query_id": c.query_id, "prediction": p, "reference": c.answer, "query_type": c.query_type}
+                   for c, p in answered]
+        result.answers = score_answers(records, embedder) if records else None
         result.answer_errors = errors
 
 
@@ -216,7 +212,7 @@ def run_bench(
     vectors = None
     if embedder is not None or _needs_embedder(list(retrievers), rerank_specs, e2e):
         vectors = CachedEmbedder(embedder if embedder is not None else default_embedder(), cache_dir)
-    chunkers = [parse_chunking(c) if isinstance(c, str) else c for c in chunkings]
+    chunkers = [as_chunking(c) for c in chunkings]
     retriever_objs = [resolve_retriever(r, vectors, settings.candidates) for r in retrievers]
     scorers = [(resolve_reranker(r, vectors), r if isinstance(r, str) else getattr(r, "name", "rerank"))
                for r in rerank_specs]
@@ -238,8 +234,6 @@ def run_bench(
     clock["answers"] = time.perf_counter()
     result = BenchResult(results, cases, docs, chunks, qrels, unjudged, settings, output_dir=None)
     _finish(result, clock, origin, documents, testset, scorers, chosen, vectors)
-    if vectors is not None:
-        vectors.save()
     if output_dir is not None:
         from .report_files import write_report
 

@@ -8,7 +8,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from .._version import __version__
+from .. import __version__
 from .inputs import sha256_text
 
 __all__ = ["provenance", "usage_of"]

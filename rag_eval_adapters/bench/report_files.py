@@ -58,16 +58,14 @@ def _worst(result: Any, bench: Any, metric: str, texts: dict[str, str], docs: di
 
 
 def _answers(result: Any) -> dict[str, Any]:
-    if not result.answers:
+    report = result.answers
+    if report is None:
         return {"queries": 0} if result.answer_errors else {}
-    metrics = ("token_f1", "semantic_similarity")
-    rows = list(result.answers.values())
-    by_type: dict[str, dict] = {}
-    for qtype in sorted({r["query_type"] for r in rows}):
-        group = [r for r in rows if r["query_type"] == qtype]
-        by_type[qtype] = {"queries": len(group), **{m: sum(r[m] for r in group) / len(group) for m in metrics}}
-    return {"queries": len(rows), "mean": {m: sum(r[m] for r in rows) / len(rows) for m in metrics},
-            "by_query_type": by_type, "per_query": result.answers}
+    grouped = report.by("query_type", n_bootstrap=200)
+    per_query = {str(q): {**report.attributes.get(q, {}), **v} for q, v in report.per_query.items()}
+    return {"queries": len(report.query_ids), "mean": report.mean,
+            "by_query_type": {str(g.group): g.to_dict() for g in grouped.groups},
+            "per_query": per_query, "errors": {str(q): e for q, e in report.errors.items()}}
 
 
 def _config_dict(result: Any, bench: Any, metric: str, texts: dict, docs: dict) -> dict[str, Any]:
@@ -77,7 +75,7 @@ def _config_dict(result: Any, bench: Any, metric: str, texts: dict, docs: dict) 
         "stage": result.stage, "mean": report.mean, "counts": report.counts,
         "errors": {str(q): e for q, e in report.errors.items()},
         "unjudged": bench.unjudged.get(result.chunking, {}),
-        "by_query_type": {t: {"queries": len(r.query_ids), "mean": r.mean} for t, r in result.by_type.items()},
+        "by_query_type": {str(g.group): g.to_dict() for g in result.by_type.groups},
         "per_query": {str(q): v for q, v in report.per_query.items()},
         "files": {"run": f"runs/{file_stem(result.name)}.trec", "qrels": f"qrels/{file_stem(result.chunking)}.qrels"},
         "worst_queries": _worst(result, bench, metric, texts, docs),

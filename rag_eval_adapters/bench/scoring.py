@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
+from .. import Report, evaluate
 from ..compare import compare_per_query, paired_test
-from ..evaluation import Report, evaluate
 from .inputs import Case
 
 __all__ = ["METRIC_DEFINITIONS", "metric_keys", "ConfigResult", "score_config", "compare_configs", "verdict",
@@ -47,9 +47,9 @@ class ConfigResult:
     reranker: Optional[str]
     run: dict[str, list[tuple[str, float]]]
     report: Report
-    by_type: dict[str, Report] = field(default_factory=dict)
+    by_type: Any = None
     seconds: float = 0.0
-    answers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    answers: Optional[Report] = None
     answer_errors: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -61,17 +61,13 @@ class ConfigResult:
 
 
 def score_config(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Sequence[tuple[str, float]]],
-                 cases: Sequence[Case], ks: Sequence[int]) -> tuple[Report, dict[str, Report]]:
-    """The core :func:`evaluate` of a run overall and for each query type (judged queries only)."""
+                 cases: Sequence[Case], ks: Sequence[int]) -> tuple[Report, Any]:
+    """The core :func:`evaluate` of a run (judged queries only), with each query's ``query_type`` as an
+    attribute, and its :meth:`~rag_eval_adapters.Report.by` ``query_type`` groups."""
     scores = {q: {d: s for d, s in hits} for q, hits in run.items() if q in qrels}
-    metrics = metric_keys(ks)
-    overall = evaluate(dict(qrels), scores, metrics)
-    by_type: dict[str, Report] = {}
-    for qtype in sorted({c.query_type for c in cases}):
-        ids = [c.query_id for c in cases if c.query_type == qtype and c.query_id in qrels]
-        if ids:
-            by_type[qtype] = evaluate({q: qrels[q] for q in ids}, scores, metrics)
-    return overall, by_type
+    types = {c.query_id: {"query_type": c.query_type} for c in cases if c.query_id in qrels}
+    overall = evaluate(dict(qrels), scores, metric_keys(ks)).with_attributes(types)
+    return overall, overall.by("query_type", n_bootstrap=200)
 
 
 def compare_configs(results: Sequence[ConfigResult], metrics: Sequence[str], permutations: int,
@@ -101,14 +97,23 @@ def _versus(best: str, other: str, reports: Mapping[str, Report], metric: str, p
                              f"[{test.ci_low:+.3f}, {test.ci_high:+.3f}], {test.n_queries} queries)")
 
 
+def _of_type(report: Report, qtype: Optional[str]) -> Report:
+    if qtype is None:
+        return report
+    rows = [i for i, q in enumerate(report.query_ids) if report.attributes.get(q, {}).get("query_type") == qtype]
+    return Report(report.metrics, [report.query_ids[i] for i in rows], report.values[rows], {}, {})
+
+
 def verdict(results: Sequence[ConfigResult], metric: str, permutations: int = 2000) -> list[str]:
     """A few plain sentences: which configuration wins overall and per query type, by how much, how surely."""
     lines: list[str] = []
-    groups: dict[str, dict[str, Report]] = {"all queries": {r.name: r.report for r in results}}
-    for r in results:
-        for qtype, rep in r.by_type.items():
-            groups.setdefault(f"{qtype} questions", {})[r.name] = rep
-    for label, reports in groups.items():
+    types = sorted({a.get("query_type") for r in results for a in r.report.attributes.values()} - {None})
+    for qtype in [None, *types]:
+        label = "all questions" if qtype is None else f"{qtype} questions"
+        reports = {r.name: _of_type(r.report, qtype) for r in results}
+        reports = {n: rep for n, rep in reports.items() if rep.query_ids}
+        if not reports:
+            continue
         ranked = _ranked(reports, metric)
         best, value = ranked[0]
         if len(ranked) == 1:

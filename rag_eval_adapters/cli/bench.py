@@ -71,12 +71,15 @@ def _check_args(args: argparse.Namespace) -> None:
 def _answerer(args: argparse.Namespace) -> Any:
     if not args.llm_model:
         return "extractive"
-    from ..bench import LLMAnswerer, OpenAIChatLLM
+    from ..bench import LLMAnswerer
+    from ..testsets import OpenAICompatibleLLM
 
     key = os.environ.get(args.llm_api_key_env)
     if not key and not args.llm_base_url:
         raise CLIError(f"--llm-model needs an API key in ${args.llm_api_key_env} (or --llm-base-url for a local server)")
-    return LLMAnswerer(OpenAIChatLLM(args.llm_model, base_url=args.llm_base_url, api_key=key))
+    cache = Path(args.cache_dir or Path(args.output) / ".cache") / "answers.sqlite"
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    return LLMAnswerer(OpenAICompatibleLLM(args.llm_model, base_url=args.llm_base_url, api_key=key), cache=str(cache))
 
 
 def cmd_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:

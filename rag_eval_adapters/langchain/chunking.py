@@ -1,22 +1,19 @@
-"""LangChain text splitters as benchmark chunkings (:mod:`rag_eval_adapters.bench.chunking`)."""
+"""LangChain text splitters as benchmark chunkings (:func:`rag_eval_adapters.bench.run_bench` ``chunkings``)."""
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
-from langchain_core.documents import Document as LCDocument
-
-from ..bench.chunking import Chunk, locate_chunks
-from ..bench.inputs import Document
+from langchain_core.documents import Document
 
 __all__ = ["TextSplitterChunking", "text_splitter_chunking"]
 
 
 class TextSplitterChunking:
-    """Any LangChain text splitter (``split_documents``) as a chunking.
+    """Any LangChain text splitter (``split_documents``) as a benchmark chunking.
 
-    The splitter's ``start_index`` metadata (``add_start_index=True``) gives each chunk's offset; without it
-    the chunk is searched for in the document text.
+    :meth:`pieces` gives each chunk's text and its ``start_index`` metadata (set by ``add_start_index=True``;
+    without it the benchmark searches the document for the chunk).
     """
 
     def __init__(self, splitter: Any, name: Optional[str] = None) -> None:
@@ -28,13 +25,10 @@ class TextSplitterChunking:
     def __repr__(self) -> str:
         return f"TextSplitterChunking({self.name!r}, splitter={type(self.splitter).__name__})"
 
-    def split(self, documents: Sequence[Document]) -> list[Chunk]:
-        chunks: list[Chunk] = []
-        for doc in documents:
-            parts = self.splitter.split_documents([LCDocument(page_content=doc.text, metadata={"id": doc.doc_id})])
-            pieces = [(p.page_content, p.metadata.get("start_index")) for p in parts if p.page_content.strip()]
-            chunks.extend(locate_chunks(doc, self.name, pieces))
-        return chunks
+    def pieces(self, doc_id: str, text: str) -> list[tuple[str, Optional[int]]]:
+        """``[(chunk text, start offset or None)]`` of one document, in order."""
+        parts = self.splitter.split_documents([Document(page_content=text, metadata={"id": doc_id})])
+        return [(p.page_content, p.metadata.get("start_index")) for p in parts if p.page_content.strip()]
 
 
 def text_splitter_chunking(splitter: Any, name: Optional[str] = None) -> TextSplitterChunking:

@@ -7,13 +7,10 @@ from __future__ import annotations
 import contextlib
 import io
 from collections.abc import Mapping
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
 from llama_index.core import Document
 from llama_index.core.node_parser import SentenceSplitter
-
-from ..bench.chunking import Chunk, locate_chunks
-from ..bench.inputs import Document as BenchDocument
 
 __all__ = ["chunk_documents", "NodeParserChunking", "node_parser_chunking", "sentence_splitter_chunking"]
 
@@ -45,10 +42,11 @@ def chunk_documents(documents: Mapping[str, str], chunk_size: int = 512, chunk_o
 
 
 class NodeParserChunking:
-    """Any LlamaIndex node parser (``get_nodes_from_documents``) as a chunking.
+    """Any LlamaIndex node parser (``get_nodes_from_documents``) as a benchmark chunking
+    (:func:`rag_eval_adapters.bench.run_bench` takes it as one of its ``chunkings``).
 
-    The nodes' ``start_char_idx`` gives each chunk's offset in its document (searched for in the text when
-    the parser did not set it); nodes that are not verbatim pieces of the document raise ``ValueError``.
+    :meth:`pieces` gives each chunk's text and its offset in the document (the node's ``start_char_idx``; the
+    benchmark searches the text for a chunk whose offset the parser did not set).
     """
 
     def __init__(self, parser: Any, name: Optional[str] = None) -> None:
@@ -60,14 +58,11 @@ class NodeParserChunking:
     def __repr__(self) -> str:
         return f"NodeParserChunking({self.name!r}, parser={type(self.parser).__name__})"
 
-    def split(self, documents: Sequence[BenchDocument]) -> list[Chunk]:
-        chunks: list[Chunk] = []
-        for doc in documents:
-            with contextlib.redirect_stdout(io.StringIO()):  # the splitter prints advice on small chunk sizes
-                nodes = self.parser.get_nodes_from_documents([Document(text=doc.text, id_=doc.doc_id)])
-            pieces = [(n.get_content(), n.start_char_idx) for n in nodes if n.get_content().strip()]
-            chunks.extend(locate_chunks(doc, self.name, pieces))
-        return chunks
+    def pieces(self, doc_id: str, text: str) -> list[tuple[str, Optional[int]]]:
+        """``[(chunk text, start offset or None)]`` of one document, in order."""
+        with contextlib.redirect_stdout(io.StringIO()):  # the splitter prints advice on small chunk sizes
+            nodes = self.parser.get_nodes_from_documents([Document(text=text, id_=doc_id)])
+        return [(n.get_content(), n.start_char_idx) for n in nodes if n.get_content().strip()]
 
 
 def node_parser_chunking(parser: Any, name: Optional[str] = None) -> NodeParserChunking:
