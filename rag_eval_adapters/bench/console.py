@@ -6,7 +6,7 @@ from typing import Any, TextIO
 
 from .scoring import headline_metric
 
-__all__ = ["print_summary", "summary_columns"]
+__all__ = ["print_summary", "summary_columns", "LEGEND"]
 
 
 def summary_columns(result: Any) -> list[tuple[str, str]]:
@@ -14,11 +14,17 @@ def summary_columns(result: Any) -> list[tuple[str, str]]:
     ks = result.settings.ks
     hit_k = ks[min(2, len(ks) - 1)]
     ndcg = headline_metric(ks)
+    at = ndcg.split("@")[1]
     return [
-        (f"hit rate@{hit_k} (relevant = overlaps evidence)", f"hit_rate@{hit_k}"),
-        (f"MRR@{ndcg.split('@')[1]} (relevant = overlaps evidence)", f"mrr@{ndcg.split('@')[1]}"),
-        (f"nDCG@{ndcg.split('@')[1]} (linear gain = % of evidence span covered)", ndcg),
+        (f"hit rate@{hit_k}", f"hit_rate@{hit_k}"),
+        (f"MRR@{at}", f"mrr@{at}"),
+        (f"nDCG@{at}", ndcg),
     ]
+
+
+LEGEND = ("hit rate and MRR: binary, relevant = the chunk overlaps an evidence span (hit rate is what seed "
+          "benchmarks call \"Recall@k\"); nDCG: graded, linear gain = % of the evidence span the chunk covers; "
+          "answers: token F1 and E5 cosine similarity against the reference answer.")
 
 
 def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
@@ -43,6 +49,7 @@ def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
             row += [f"{r.answers.mean[m]:.3f}" if r.answers is not None else "-" for m in ("f1", "semantic_similarity")]
         table.add_row(*row)
     console.print(table)
+    console.print(Text(LEGEND, style="dim"))
     console.print(Text("In plain words:", style="bold"))
     for line in result.verdict:
         console.print(Text(f"- {line}"), soft_wrap=False)
