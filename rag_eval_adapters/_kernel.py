@@ -16,7 +16,7 @@ through the same code. The per-query functions in :mod:`rag_eval_adapters.metric
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Hashable, Mapping, Sequence
 
 import numpy as np
@@ -111,6 +111,18 @@ class Judged:
             ideal_pos=np.arange(1, positive.shape[0] + 1, dtype=np.int64),
             ideal_grade=positive,
         )
+
+    def at_level(self, level: float) -> "Judged":
+        """The same statistics with relevance level ``level`` (> 0, or the level they were built with)."""
+        if level == self.relevance_level:
+            return self
+        if not level > 0:
+            raise ValueError(
+                f"a metric's own relevance level must be above 0, got {level!r}; pass relevance_level={level!r} "
+                "to the evaluation instead"
+            )
+        n_rel = np.bincount(self.ideal_q[self.ideal_grade >= level], minlength=self.n_queries).astype(np.int64)
+        return replace(self, n_rel=n_rel, relevance_level=float(level))
 
     # ------------------------------------------------------------------ building blocks
     def _relevant(self, k: int | None) -> np.ndarray:

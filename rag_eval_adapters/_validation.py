@@ -1,16 +1,16 @@
 """Input checks shared by the per-query functions and the batch evaluation.
 
-Every error names the field, and the query when one is known, and says how to fix the input.
+Every error names the field, and the query when one is known, and says how to fix the input. The checks of
+single values (cutoff, level, gain, grade, score) live in :mod:`rag_eval_adapters.validation` and are
+re-exported here.
 """
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
-from ._kernel import GAINS
+from .validation import check_gain, check_grade, check_k, check_level, check_score, where
 
 __all__ = [
     "where",
@@ -22,45 +22,6 @@ __all__ = [
     "as_ranking",
     "rank_by_score",
 ]
-
-
-def where(query_id: Any) -> str:
-    """The prefix naming the query in an error message."""
-    return "" if query_id is None else f"query {query_id!r}: "
-
-
-def check_k(k: Any, field: str = "k") -> int | None:
-    """A cutoff: None (the whole list) or a positive int."""
-    if k is None:
-        return None
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise TypeError(f"{field} must be a positive int or None (the whole list), got {k!r}")
-    if k < 1:
-        raise ValueError(f"{field} must be a positive int or None (the whole list), got {k!r}")
-    return int(k)
-
-
-def check_gain(gain: Any) -> str:
-    if gain not in GAINS:
-        raise ValueError(f"gain must be 'linear' (g = rel) or 'exponential' (g = 2**rel - 1), got {gain!r}")
-    return gain
-
-
-def check_level(level: Any) -> float:
-    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not math.isfinite(level):
-        raise TypeError(f"relevance_level must be a finite number (a grade threshold), got {level!r}")
-    return float(level)
-
-
-def check_grade(grade: Any, doc: Any, field: str, query_id: Any) -> float:
-    if isinstance(grade, bool) or not isinstance(grade, numbers.Real):
-        raise TypeError(
-            f"{where(query_id)}{field}[{doc!r}] must be a number (a relevance grade), got {grade!r}"
-        )
-    value = float(grade)
-    if not math.isfinite(value):
-        raise ValueError(f"{where(query_id)}{field}[{doc!r}] must be a finite grade, got {grade!r}")
-    return value
 
 
 def _check_id(doc: Any, field: str, query_id: Any) -> None:
@@ -125,12 +86,7 @@ def rank_by_score(scores: Mapping[Hashable, Any], query_id: Any = None, field: s
     items = []
     for doc, score in scores.items():
         _check_id(doc, field, query_id)
-        if isinstance(score, bool) or not isinstance(score, numbers.Real):
-            raise TypeError(f"{where(query_id)}{field}[{doc!r}] must be a numeric score, got {score!r}")
-        value = float(score)
-        if math.isnan(value):
-            raise ValueError(f"{where(query_id)}{field}[{doc!r}] is NaN; scores must be numbers to rank by")
-        items.append((value, doc))
+        items.append((check_score(score, doc, field, query_id), doc))
     try:
         items.sort(reverse=True)
     except TypeError:

@@ -20,11 +20,11 @@ This module imports no framework.
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from .validation import check_grade
 
 __all__ = ["TextMatcher", "normalize_text", "contains_match", "TextJudgement", "judge_texts"]
 
@@ -108,13 +108,7 @@ def _texts(values: Any, field: str, query_id: Any) -> list[str]:
 def _grade(grades: Mapping[str, Any] | None, text: str, query_id: Any) -> float:
     if grades is None or text not in grades:
         return 1.0
-    grade = grades[text]
-    if isinstance(grade, bool) or not isinstance(grade, numbers.Real) or not math.isfinite(float(grade)):
-        raise TypeError(
-            f"{_where(query_id)}expected_relevance[{text!r}] must be a finite number (a relevance grade), "
-            f"got {grade!r}"
-        )
-    return float(grade)
+    return check_grade(grades[text], text, "expected_relevance", query_id)
 
 
 def judge_texts(

@@ -1,4 +1,17 @@
-"""Metrics as small parameterised objects, with a registry and a parser for names such as ``ndcg@10``.
+r"""The metric registry: each metric declared once, as a class, with its names, options and formula.
+
+A metric class declares its ``name``, its ``aliases`` (trec_eval's and ir_measures' names among them), its
+options (pydantic fields: the cutoff ``k``, ``granular``, ``gain``, ``rel``) and its formula, once, in its
+docstring; the one line it adds is the :class:`~rag_eval_adapters._kernel.Judged` method that computes it.
+Everything else is derived from :data:`METRICS`: :meth:`Metric.score` (written once, here), the per-query
+functions of :mod:`rag_eval_adapters.metrics`, the LlamaIndex and LangChain adapter classes, the names
+:func:`parse_metric` accepts, the ``rag-eval`` defaults and the names table of ``docs/metrics.md``.
+
+Notation (for one query): the ranking :math:`d_1, \dots, d_n` is the retrieved ids, best first, each kept once
+at its first rank; a judged id has grade :math:`g(d)`; it is *relevant* when :math:`g(d) \ge \ell`, the
+relevance level (default 1), and an unjudged id is never relevant (as in trec_eval); :math:`R` is the number of
+relevant judged ids; :math:`N_k` the number of relevant ids ranked within :math:`k` (``k=None``: the whole
+ranking).
 
 >>> from rag_eval_adapters.measures import NDCG, parse_metric
 >>> parse_metric("ndcg@10") == NDCG(k=10)
@@ -7,23 +20,27 @@ True
 'ndcg_exp@10'
 >>> parse_metric("mrr_granular@5")
 MRR(k=5, granular=True)
+>>> parse_metric("P(rel=2)@5")
+Precision(k=5, rel=2.0)
 
 A metric's ``key`` is its name, then its options, then its cutoff: ``hit_rate@3``, ``mrr_granular``,
-``ndcg_exp@10``, ``ap@100``. The same keys name columns in reports, LangSmith feedback and LlamaIndex results.
+``ndcg_exp@10``, ``precision_rel2@5``. Its ``label`` is the name it was asked for (``"map@100"``, ``"P@5"``);
+reports, LangSmith feedback and the ``rag-eval`` output name each column by its label, so the names users ask
+for are the names they read back. A metric object made directly is labelled by its key.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Hashable, Iterable
-from typing import Any, ClassVar, Literal, Union
+from collections.abc import Hashable
+from functools import lru_cache
+from typing import Any, ClassVar, Optional
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, field_validator
 
-from . import metrics as _fn
 from ._kernel import Judged
-from ._validation import check_k
+from ._validation import as_judgments, as_ranking
+from .validation import Cutoff, Flag, Gain, RelevanceLevel, check_level, plain_error
 
 __all__ = [
     "Metric",
@@ -40,26 +57,82 @@ __all__ = [
     "parse_metric",
     "parse_metrics",
     "metric_names",
+    "default_metric_names",
 ]
 
 
+METRICS: dict[str, type["Metric"]] = {}
+"""The registry: canonical name -> metric class, in documentation order (a class registers itself by
+declaring a ``name``)."""
+
+
 class Metric(BaseModel):
-    """A retrieval metric with its options; ``m.score(retrieved_ids, expected)`` scores one query."""
+    """A retrieval metric with its options; ``m.score(retrieved_ids, expected)`` scores one query.
+
+    Subclasses declare the class variables below and implement :meth:`_compute` (one call of a
+    :class:`~rag_eval_adapters._kernel.Judged` method). Invalid options raise the ``ValueError``/``TypeError``
+    of :mod:`rag_eval_adapters.validation`.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: ClassVar[str]
-    k: int | None = None
+    """The canonical name, the start of every key (``"ndcg"``)."""
+    aliases: ClassVar[tuple[str, ...]] = ()
+    """Other names accepted by :func:`parse_metric` (case-insensitive), trec_eval's and ir_measures' among them."""
+    trec_eval: ClassVar[str] = ""
+    """trec_eval's name for the measure (``k`` standing for the cutoff), ``""`` when it has none."""
+    ir_measures: ClassVar[str] = ""
+    """ir_measures' name for the measure, ``""`` when it has none."""
+    function: ClassVar[str]
+    """The name of the per-query function in :mod:`rag_eval_adapters.metrics`."""
+    bounded: ClassVar[bool] = True
+    """Whether every value lies in [0, 1]."""
+    cutoff: ClassVar[bool] = True
+    """Whether the metric takes a cutoff ``k``."""
+    default: ClassVar[bool] = True
+    """Whether ``rag-eval`` computes it (at every ``--k``) when no metric is named."""
 
-    @field_validator("k", mode="before")
+    k: Cutoff = None
+    _label: Optional[str] = PrivateAttr(default=None)
+
     @classmethod
-    def _valid_k(cls, value: Any) -> int | None:
-        return check_k(value)
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        if "name" in cls.__dict__:  # a metric, not a mixin of options
+            METRICS[cls.name] = cls
 
+    def __init__(self, **options: Any) -> None:
+        try:
+            super().__init__(**options)
+        except ValidationError as exc:
+            raise plain_error(exc, type(self).__name__) from None
+
+    @field_validator("k", mode="after")
+    @classmethod
+    def _takes_cutoff(cls, value: Optional[int]) -> Optional[int]:
+        if value is not None and not cls.cutoff:
+            raise ValueError(f"{cls.name} takes no cutoff; name it without '@k'")
+        return value
+
+    @classmethod
+    def of(cls, **options: Any) -> "Metric":
+        """``cls(**options)``, validated once per distinct set of options (metrics are immutable)."""
+        try:
+            return _cached(cls, *((name, type(value), value) for name, value in options.items()))
+        except TypeError as exc:
+            if "unhashable" not in str(exc):
+                raise
+            return cls(**options)
+
+    # ------------------------------------------------------------------ names
     @property
     def options(self) -> str:
-        """The option suffix of the key ("" for defaults)."""
-        return ""
+        """The option suffix of the key (``""`` for defaults): ``_granular``, ``_exp``, ``_rel2``."""
+        fields = self.__dict__
+        out = "".join(suffix for field, value, suffix in _SUFFIXES if fields.get(field) == value)
+        rel = fields.get("rel")
+        return out if rel is None else f"{out}_rel{rel:g}"
 
     @property
     def key(self) -> str:
@@ -67,10 +140,17 @@ class Metric(BaseModel):
         return f"{self.name}{self.options}" + ("" if self.k is None else f"@{self.k}")
 
     @property
-    def bounded(self) -> bool:
-        """Whether every value lies in [0, 1]."""
-        return True
+    def label(self) -> str:
+        """The name this metric was asked for (``"map@100"``), else its :attr:`key`: the name of its column."""
+        return (self.__pydantic_private__ or {}).get("_label") or self.key
 
+    def labelled(self, label: str) -> "Metric":
+        """This metric, reported under ``label``."""
+        copy = self.model_copy()
+        copy._label = label
+        return copy
+
+    # ------------------------------------------------------------------ scoring
     def score(
         self,
         retrieved_ids: Any,
@@ -79,8 +159,23 @@ class Metric(BaseModel):
         relevance_level: float = 1,
         query_id: Hashable | None = None,
     ) -> float:
-        """The metric for one query (see :mod:`rag_eval_adapters.metrics`)."""
-        raise NotImplementedError
+        """The metric for one query.
+
+        Parameters
+        ----------
+        retrieved_ids : sequence or mapping
+            The ranking, best first; a mapping ``{id: score}`` is ranked as trec_eval ranks (score descending,
+            ties by id descending). A repeated id counts once, at its first rank.
+        expected : collection or mapping
+            The relevant ids (grade 1 each) or ``{id: grade}``.
+        relevance_level : float
+            The lowest grade that counts as relevant (a metric's own ``rel`` takes precedence).
+        query_id : hashable, optional
+            Names the query in error messages.
+        """
+        judged = as_judgments(expected, query_id)
+        ranking = as_ranking(retrieved_ids, query_id)
+        return float(self.compute(Judged.from_rankings([ranking], [judged], check_level(relevance_level)))[0])
 
     def __call__(self, retrieved_ids: Any, expected: Any, **kwargs: Any) -> float:
         """Same as :meth:`score`."""
@@ -88,10 +183,21 @@ class Metric(BaseModel):
 
     def compute(self, judged: Judged) -> np.ndarray:
         """The metric for every query of a batch of statistics."""
+        rel = self.__dict__.get("rel")
+        return self._compute(judged if rel is None else judged.at_level(rel))
+
+    def _compute(self, judged: Judged) -> np.ndarray:
         raise NotImplementedError
 
+    # ------------------------------------------------------------------ plumbing
+    def __eq__(self, other: Any) -> bool:
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
+    def __hash__(self) -> int:
+        return hash((type(self), tuple(self.__dict__.values())))
+
     def __str__(self) -> str:
-        return self.key
+        return self.label
 
     def __repr__(self) -> str:
         args = ", ".join(f"{name}={value!r}" for name, value in self.__dict__.items()
@@ -99,167 +205,303 @@ class Metric(BaseModel):
         return f"{type(self).__name__}({args})"
 
 
-class _Granular(Metric):
-    granular: bool = False
+@lru_cache(maxsize=512)
+def _cached(cls: type[Metric], *options: tuple[str, type, Any]) -> Metric:
+    # each value comes with its type: True == 1 and hash alike, but k=True is refused and k=1 is not
+    return cls(**{name: value for name, _, value in options})
 
-    @property
-    def options(self) -> str:
-        return "_granular" if self.granular else ""
+
+# option field, value, key suffix: the options that show in a key
+_SUFFIXES = (("granular", True, "_granular"), ("gain", "exponential", "_exp"))
+
+
+class _Binary(Metric):
+    """A metric of relevant / not relevant, decided by the relevance level."""
+
+    rel: Optional[RelevanceLevel] = None
+    """This metric's own relevance level (ir_measures' ``rel``), above 0; None: the evaluation's level."""
+
+    @field_validator("rel", mode="after")
+    @classmethod
+    def _positive_rel(cls, value: Optional[float]) -> Optional[float]:
+        if value is not None and not value > 0:
+            raise ValueError(f"rel must be above 0, got {value!r}; for levels <= 0 pass relevance_level=")
+        return value
+
+
+class _Granular(_Binary):
+    granular: Flag = False
+    """LlamaIndex's granular variant (``use_granular_hit_rate`` / ``use_granular_mrr``)."""
 
 
 class _Graded(Metric):
-    gain: Literal["linear", "exponential"] = "linear"
-
-    @property
-    def options(self) -> str:
-        return "_exp" if self.gain == "exponential" else ""
+    gain: Gain = "linear"
+    """``"linear"``: :math:`G(g) = \\max(g, 0)` (trec_eval); ``"exponential"``: :math:`2^{\\max(g, 0)} - 1`."""
 
 
 class HitRate(_Granular):
-    """1 if a relevant id is ranked within k (granular: share of relevant ids found). trec_eval ``success_k``."""
+    r"""Hit rate at k: 1 when a relevant id is ranked within k, else 0.
+
+    .. math:: \mathrm{HitRate@k} = \mathbb{1}[N_k > 0]
+
+    Granular (LlamaIndex's ``use_granular_hit_rate``): the share of relevant ids found, :math:`N_k / R`
+    (0 when :math:`R = 0`). trec_eval: ``success_k``.
+
+    References
+    ----------
+    E. M. Voorhees, "The TREC-8 Question Answering Track Report", TREC-8, 1999.
+
+    Examples
+    --------
+    >>> from rag_eval_adapters.metrics import hit_rate
+    >>> hit_rate(["a", "b", "c"], ["c", "x"], k=2)
+    0.0
+    >>> hit_rate(["a", "b", "c"], ["c", "x"], granular=True)
+    0.5
+    """
 
     name: ClassVar[str] = "hit_rate"
+    aliases: ClassVar[tuple[str, ...]] = ("success", "Success", "hit", "hitrate")
+    trec_eval: ClassVar[str] = "success_k"
+    ir_measures: ClassVar[str] = "Success@k"
+    function: ClassVar[str] = "hit_rate"
 
-    def score(self, retrieved_ids, expected, *, relevance_level=1, query_id=None) -> float:
-        return _fn.hit_rate(retrieved_ids, expected, self.k, self.granular,
-                            relevance_level=relevance_level, query_id=query_id)
-
-    def compute(self, judged: Judged) -> np.ndarray:
+    def _compute(self, judged: Judged) -> np.ndarray:
         return judged.hit_rate(self.k, self.granular)
 
 
 class MRR(_Granular):
-    """1/rank of the first relevant id within k (granular: mean 1/rank of those found). trec_eval ``recip_rank``."""
+    r"""Reciprocal rank at k: 1 / the rank of the first relevant id ranked within k, 0 when there is none.
+
+    .. math:: \mathrm{RR@k} = \frac{1}{\min\{i \le k : g(d_i) \ge \ell\}}
+
+    Granular (LlamaIndex's ``use_granular_mrr``): the mean of :math:`1/i` over the relevant ranks
+    :math:`i \le k` (0 when :math:`N_k = 0`). The mean over queries is the MRR. trec_eval: ``recip_rank``
+    (no cutoff).
+
+    References
+    ----------
+    E. M. Voorhees, "The TREC-8 Question Answering Track Report", TREC-8, 1999.
+
+    Examples
+    --------
+    >>> from rag_eval_adapters.metrics import mrr
+    >>> mrr(["a", "b", "c"], ["b", "c"])
+    0.5
+    >>> round(mrr(["a", "b", "c"], ["b", "c"], granular=True), 4)
+    0.4167
+    """
 
     name: ClassVar[str] = "mrr"
+    aliases: ClassVar[tuple[str, ...]] = ("recip_rank", "RR", "rr")
+    trec_eval: ClassVar[str] = "recip_rank"
+    ir_measures: ClassVar[str] = "RR@k"
+    function: ClassVar[str] = "mrr"
 
-    def score(self, retrieved_ids, expected, *, relevance_level=1, query_id=None) -> float:
-        return _fn.mrr(retrieved_ids, expected, self.k, self.granular,
-                       relevance_level=relevance_level, query_id=query_id)
-
-    def compute(self, judged: Judged) -> np.ndarray:
+    def _compute(self, judged: Judged) -> np.ndarray:
         return judged.mrr(self.k, self.granular)
 
 
-class Precision(Metric):
-    """Relevant ids within k, divided by k. trec_eval ``P_k``."""
+class Precision(_Binary):
+    r"""Precision at k: the relevant ids within k, divided by k.
+
+    .. math:: \mathrm{P@k} = \frac{N_k}{k}
+
+    The denominator is k even when fewer ids were retrieved; with ``k=None`` it is the number of distinct
+    retrieved ids (0 when none). trec_eval: ``P_k``.
+
+    References
+    ----------
+    C. D. Manning, P. Raghavan, H. Schütze, *Introduction to Information Retrieval*, 2008, ch. 8.
+
+    Examples
+    --------
+    >>> from rag_eval_adapters.metrics import precision
+    >>> precision(["a", "b"], ["a"], k=4)
+    0.25
+    """
 
     name: ClassVar[str] = "precision"
+    aliases: ClassVar[tuple[str, ...]] = ("P",)
+    trec_eval: ClassVar[str] = "P_k"
+    ir_measures: ClassVar[str] = "P@k"
+    function: ClassVar[str] = "precision"
 
-    def score(self, retrieved_ids, expected, *, relevance_level=1, query_id=None) -> float:
-        return _fn.precision(retrieved_ids, expected, self.k, relevance_level=relevance_level, query_id=query_id)
-
-    def compute(self, judged: Judged) -> np.ndarray:
+    def _compute(self, judged: Judged) -> np.ndarray:
         return judged.precision(self.k)
 
 
-class Recall(Metric):
-    """Relevant ids within k, divided by the number of relevant ids. trec_eval ``recall_k``."""
+class Recall(_Binary):
+    r"""Recall at k: the relevant ids within k, divided by the number of relevant ids.
+
+    .. math:: \mathrm{R@k} = \frac{N_k}{R} \quad (0 \text{ when } R = 0)
+
+    trec_eval: ``recall_k``.
+
+    References
+    ----------
+    C. D. Manning, P. Raghavan, H. Schütze, *Introduction to Information Retrieval*, 2008, ch. 8.
+
+    Examples
+    --------
+    >>> from rag_eval_adapters.metrics import recall
+    >>> recall(["a", "b", "c"], ["a", "c", "z"], k=2)
+    0.3333333333333333
+    """
 
     name: ClassVar[str] = "recall"
+    aliases: ClassVar[tuple[str, ...]] = ("R",)
+    trec_eval: ClassVar[str] = "recall_k"
+    ir_measures: ClassVar[str] = "R@k"
+    function: ClassVar[str] = "recall"
 
-    def score(self, retrieved_ids, expected, *, relevance_level=1, query_id=None) -> float:
-        return _fn.recall(retrieved_ids, expected, self.k, relevance_level=relevance_level, query_id=query_id)
-
-    def compute(self, judged: Judged) -> np.ndarray:
+    def _compute(self, judged: Judged) -> np.ndarray:
         return judged.recall(self.k)
 
 
-class F1(Metric):
-    """Harmonic mean of precision and recall at k."""
+class F1(_Binary):
+    r"""F1 at k: the harmonic mean of precision and recall at k.
+
+    .. math:: \mathrm{F1@k} = \frac{2\,\mathrm{P@k}\,\mathrm{R@k}}{\mathrm{P@k} + \mathrm{R@k}} \quad (0 \text{ when both are } 0)
+
+    trec_eval: none (``set_F`` is unranked).
+
+    References
+    ----------
+    C. J. van Rijsbergen, *Information Retrieval*, 2nd ed., 1979, ch. 7.
+
+    Examples
+    --------
+    >>> from rag_eval_adapters.metrics import f1
+    >>> f1(["a", "b"], ["a", "c"])
+    0.5
+    """
 
     name: ClassVar[str] = "f1"
+    function: ClassVar[str] = "f1"
 
-    def score(self, retrieved_ids, expected, *, relevance_level=1, query_id=None) -> float:
-        return _fn.f1(retrieved_ids, expected, self.k, relevance_level=relevance_level, query_id=query_id)
-
-    def compute(self, judged: Judged) -> np.ndarray:
+    def _compute(self, judged: Judged) -> np.ndarray:
         return judged.f1(self.k)
 
 
-class AveragePrecision(Metric):
-    """Sum of precision at relevant ranks within k over the number of relevant ids. trec_eval ``map``/``map_cut_k``."""
+class AveragePrecision(_Binary):
+    r"""Average precision at k: the precision at each relevant rank within k, summed, over the relevant ids.
+
+    .. math:: \mathrm{AP@k} = \frac{1}{R} \sum_{i \le k,\ g(d_i) \ge \ell} \mathrm{P@i} \quad (0 \text{ when } R = 0)
+
+    Relevant ids not ranked within k count 0, so the divisor is always R. The mean over queries is MAP.
+    trec_eval: ``map`` (no cutoff) and ``map_cut_k``.
+
+    References
+    ----------
+    C. Buckley, E. M. Voorhees, "Evaluating Evaluation Measure Stability", SIGIR 2000.
+
+    Examples
+    --------
+    >>> from rag_eval_adapters.metrics import average_precision
+    >>> average_precision(["a", "x", "b"], ["a", "b"])
+    0.8333333333333333
+    """
 
     name: ClassVar[str] = "ap"
+    aliases: ClassVar[tuple[str, ...]] = ("map", "map_cut", "AP", "average_precision")
+    trec_eval: ClassVar[str] = "map_cut_k"
+    ir_measures: ClassVar[str] = "AP@k"
+    function: ClassVar[str] = "average_precision"
 
-    def score(self, retrieved_ids, expected, *, relevance_level=1, query_id=None) -> float:
-        return _fn.average_precision(retrieved_ids, expected, self.k,
-                                     relevance_level=relevance_level, query_id=query_id)
-
-    def compute(self, judged: Judged) -> np.ndarray:
+    def _compute(self, judged: Judged) -> np.ndarray:
         return judged.average_precision(self.k)
 
 
-class RPrecision(Metric):
-    """Precision at R, the number of relevant ids. trec_eval ``Rprec``. Takes no cutoff."""
+class RPrecision(_Binary):
+    r"""R-precision: precision at R, the number of relevant ids; it takes no cutoff.
+
+    .. math:: \mathrm{RPrec} = \frac{N_R}{R} \quad (0 \text{ when } R = 0)
+
+    Still divided by R when fewer than R ids were retrieved. trec_eval: ``Rprec``.
+
+    References
+    ----------
+    C. D. Manning, P. Raghavan, H. Schütze, *Introduction to Information Retrieval*, 2008, §8.4.
+
+    Examples
+    --------
+    >>> from rag_eval_adapters.metrics import r_precision
+    >>> r_precision(["a", "x", "b"], ["a", "b"])
+    0.5
+    """
 
     name: ClassVar[str] = "r_precision"
+    aliases: ClassVar[tuple[str, ...]] = ("Rprec", "r-precision")
+    trec_eval: ClassVar[str] = "Rprec"
+    ir_measures: ClassVar[str] = "Rprec"
+    function: ClassVar[str] = "r_precision"
+    cutoff: ClassVar[bool] = False
+    default: ClassVar[bool] = False
 
-    @field_validator("k", mode="before")
-    @classmethod
-    def _no_k(cls, value: Any) -> None:
-        if value is not None:
-            raise ValueError("r_precision takes no cutoff: its cutoff is R, the number of relevant ids")
-        return None
-
-    def score(self, retrieved_ids, expected, *, relevance_level=1, query_id=None) -> float:
-        return _fn.r_precision(retrieved_ids, expected, relevance_level=relevance_level, query_id=query_id)
-
-    def compute(self, judged: Judged) -> np.ndarray:
+    def _compute(self, judged: Judged) -> np.ndarray:
         return judged.r_precision()
 
 
 class DCG(_Graded):
-    """Sum of gain(rel_i)/log2(i+1) over ranks i <= k. Not bounded by 1."""
+    r"""Discounted cumulative gain at k; not bounded by 1, and the relevance level plays no part.
+
+    .. math:: \mathrm{DCG@k} = \sum_{i=1}^{\min(k,n)} \frac{G(g(d_i))}{\log_2(i + 1)}
+
+    :math:`G(g) = \max(g, 0)` (``gain="linear"``, trec_eval) or :math:`2^{\max(g, 0)} - 1`
+    (``gain="exponential"``, Burges et al. 2005); an unjudged id has gain 0. trec_eval: none (``ndcg``'s
+    numerator).
+
+    References
+    ----------
+    K. Järvelin, J. Kekäläinen, "Cumulated Gain-Based Evaluation of IR Techniques", ACM TOIS 20(4), 2002.
+
+    Examples
+    --------
+    >>> from rag_eval_adapters.metrics import dcg
+    >>> round(dcg(["a", "b"], {"a": 3, "b": 2}), 4)
+    4.2619
+    """
 
     name: ClassVar[str] = "dcg"
+    function: ClassVar[str] = "dcg"
+    bounded: ClassVar[bool] = False
+    default: ClassVar[bool] = False
 
-    @property
-    def bounded(self) -> bool:
-        return False
-
-    def score(self, retrieved_ids, expected, *, relevance_level=1, query_id=None) -> float:
-        return _fn.dcg(retrieved_ids, expected, self.k, self.gain, query_id=query_id)
-
-    def compute(self, judged: Judged) -> np.ndarray:
+    def _compute(self, judged: Judged) -> np.ndarray:
         return judged.dcg(self.k, self.gain)
 
 
 class NDCG(_Graded):
-    """dcg@k / idcg@k, the ideal taken over every judged grade. trec_eval ``ndcg``/``ndcg_cut_k``."""
+    r"""Normalized DCG at k: DCG@k over the ideal DCG@k of every judged grade, retrieved or not.
+
+    .. math:: \mathrm{nDCG@k} = \frac{\mathrm{DCG@k}}{\sum_{j=1}^{\min(k,m)} G(g^*_j) / \log_2(j + 1)}, \quad g^*_1 \ge \dots \ge g^*_m \quad (0 \text{ when the ideal is } 0)
+
+    Gains as for :class:`DCG`; the relevance level plays no part. Without a cutoff the ideal covers every
+    judged id, as LlamaIndex's ``NDCG``. trec_eval: ``ndcg`` (no cutoff) and ``ndcg_cut_k``.
+
+    References
+    ----------
+    K. Järvelin, J. Kekäläinen, "Cumulated Gain-Based Evaluation of IR Techniques", ACM TOIS 20(4), 2002.
+
+    Examples
+    --------
+    >>> from rag_eval_adapters.metrics import ndcg
+    >>> round(ndcg(["d1", "d7", "d3"], {"d1": 2, "d3": 1}), 4)
+    0.9502
+    """
 
     name: ClassVar[str] = "ndcg"
+    aliases: ClassVar[tuple[str, ...]] = ("nDCG", "ndcg_cut")
+    trec_eval: ClassVar[str] = "ndcg_cut_k"
+    ir_measures: ClassVar[str] = "nDCG@k"
+    function: ClassVar[str] = "ndcg"
 
-    def score(self, retrieved_ids, expected, *, relevance_level=1, query_id=None) -> float:
-        return _fn.ndcg(retrieved_ids, expected, self.k, self.gain, query_id=query_id)
-
-    def compute(self, judged: Judged) -> np.ndarray:
+    def _compute(self, judged: Judged) -> np.ndarray:
         return judged.ndcg(self.k, self.gain)
 
 
-METRICS: dict[str, type[Metric]] = {
-    cls.name: cls for cls in (HitRate, MRR, Precision, Recall, F1, AveragePrecision, RPrecision, DCG, NDCG)
-}
-
-_ALIASES = {
-    "map": "ap",
-    "average_precision": "ap",
-    "hit": "hit_rate",
-    "hitrate": "hit_rate",
-    "success": "hit_rate",
-    "rr": "mrr",
-    "recip_rank": "mrr",
-    "p": "precision",
-    "r": "recall",
-    "rprec": "r_precision",
-    "r-precision": "r_precision",
-}
-
-_OPTIONS = {"granular": {"granular": True}, "exp": {"gain": "exponential"}, "exponential": {"gain": "exponential"}}
-
-_PATTERN = re.compile(r"^(?P<body>[a-z][a-z0-9_\-]*?)(?:@(?P<k>\d+))?$")
-
-MetricLike = Union[str, Metric]
+from ._names import MetricLike, parse_metric, parse_metrics  # noqa: E402  (the parser reads the registry)
 
 
 def metric_names() -> list[str]:
@@ -267,61 +509,6 @@ def metric_names() -> list[str]:
     return sorted(METRICS)
 
 
-def parse_metric(spec: MetricLike) -> Metric:
-    """A metric object from a name such as ``"ndcg@10"``, ``"mrr_granular"``, ``"map@100"`` (or a metric object).
-
-    Raises ``ValueError`` for an unknown name, listing the valid ones.
-    """
-    if isinstance(spec, Metric):
-        return spec
-    if not isinstance(spec, str):
-        raise TypeError(f"a metric is a name such as 'ndcg@10' or a Metric object, got {spec!r}")
-    match = _PATTERN.match(spec.strip().lower())
-    if match is None:
-        raise ValueError(_unknown(spec))
-    body, k = match["body"], match["k"]
-    options: dict[str, Any] = {}
-    name = _ALIASES.get(body, body)
-    if name not in METRICS:
-        head, _, tail = body.rpartition("_")
-        if tail in _OPTIONS and _ALIASES.get(head, head) in METRICS:
-            name, options = _ALIASES.get(head, head), dict(_OPTIONS[tail])
-        else:
-            raise ValueError(_unknown(spec))
-    cls = METRICS[name]
-    if any(option not in cls.model_fields for option in options):
-        raise ValueError(f"metric {spec!r}: {name} has no option {body.rpartition('_')[2]!r}. " + _valid())
-    if k is not None:
-        if int(k) < 1:
-            raise ValueError(f"metric {spec!r}: the cutoff after '@' must be a positive integer")
-        options["k"] = int(k)
-    try:
-        return cls(**options)
-    except ValidationError as exc:
-        message = exc.errors()[0]["msg"].removeprefix("Value error, ")
-        raise ValueError(f"metric {spec!r}: {message}") from None
-
-
-def parse_metrics(specs: MetricLike | Iterable[MetricLike]) -> list[Metric]:
-    """Metric objects from names and/or objects, duplicates (same key) dropped, order kept."""
-    if isinstance(specs, (str, Metric)):
-        specs = [specs]
-    out: dict[str, Metric] = {}
-    for spec in specs:
-        metric = parse_metric(spec)
-        out.setdefault(metric.key, metric)
-    if not out:
-        raise ValueError("no metric given: name at least one, e.g. 'ndcg@10'. " + _valid())
-    return list(out.values())
-
-
-def _valid() -> str:
-    return (
-        "Valid metrics: " + ", ".join(metric_names())
-        + " (aliases: map, average_precision, recip_rank, success, p, r, rprec), each optionally with '@k'; "
-        "options: '_granular' for hit_rate and mrr, '_exp' for dcg and ndcg (e.g. 'hit_rate@3', 'ndcg_exp@10')"
-    )
-
-
-def _unknown(spec: str) -> str:
-    return f"unknown metric {spec!r}. " + _valid()
+def default_metric_names() -> list[str]:
+    """The metrics ``rag-eval`` and the demo compute at every cutoff when none is named."""
+    return [name for name, cls in METRICS.items() if cls.default]

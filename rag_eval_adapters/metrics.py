@@ -1,12 +1,18 @@
 """Retrieval metrics for one query.
 
+Each metric function is derived from its class in the registry :mod:`rag_eval_adapters.measures` (the formula,
+reference and examples are in the class docstring): ``hit_rate``, ``mrr``, ``precision``, ``recall``, ``f1``,
+``average_precision``, ``r_precision``, ``dcg``, ``ndcg``, with the cutoff and the options as positional
+parameters. ``idcg`` and the ``*_at_k`` functions of grades in rank order are written here.
+
 Conventions shared by every function (the full definitions, with formulas, are in ``docs/metrics.md``):
 
 * ``retrieved_ids`` is the ranking, best first (a mapping ``{id: score}`` is ranked as trec_eval ranks it:
   score descending, ties by id descending). A repeated id counts once, at its first rank.
-* ``expected`` is a collection of relevant ids (each of grade 1) or a mapping ``{id: grade}``. A document is
-  relevant when its grade is ``>= relevance_level``. DCG and nDCG use the raw grades as gains, negative
-  grades counting 0. An empty or missing expectation is a ``ValueError``.
+* ``expected`` is a collection of relevant ids (each of grade 1) or a mapping ``{id: grade}``. A judged
+  document is relevant when its grade is ``>= relevance_level``; an unjudged one never is (as in trec_eval,
+  whatever the level). DCG and nDCG use the raw grades as gains, negative grades and unjudged ids counting 0.
+  An empty or missing expectation is a ``ValueError``.
 * ``k=None`` means the whole ranking. Every score but DCG lies in ``[0, 1]``; an empty ranking scores 0.
 * ``query_id`` only names the query in error messages.
 
@@ -21,188 +27,80 @@ Example
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
-from typing import Union
+import inspect
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import Any, Optional, Union
 
 from ._kernel import Judged
-from ._validation import as_judgments, as_ranking, check_gain, check_grade, check_k, check_level
+from ._validation import as_judgments, check_gain, check_grade, check_k
+from .measures import METRICS, Metric
 
-__all__ = [
-    "hit_rate",
-    "mrr",
-    "precision",
-    "recall",
-    "f1",
-    "average_precision",
-    "r_precision",
-    "dcg",
-    "idcg",
-    "ndcg",
-    "dcg_at_k",
-    "idcg_at_k",
-    "ndcg_at_k",
-]
+__all__ = [cls.function for cls in METRICS.values()] + ["idcg", "dcg_at_k", "idcg_at_k", "ndcg_at_k"]
 
 Expected = Union[Iterable[Hashable], Mapping[Hashable, float]]
 Retrieved = Union[Sequence[Hashable], Mapping[Hashable, float]]
 
+_PARAMETERS_DOC = """
+Parameters
+----------
+retrieved_ids : sequence or mapping
+    The ranking, best first (a mapping ``{id: score}`` is ranked as trec_eval ranks).
+expected : collection or mapping
+    The relevant ids (grade 1 each) or ``{id: grade}``.
+{options}relevance_level : float, keyword only
+    The lowest grade that counts as relevant (unjudged ids never are).
+query_id : hashable, keyword only
+    Names the query in error messages.
 
-def _judge(retrieved_ids, expected, relevance_level, query_id) -> Judged:
-    judged = as_judgments(expected, query_id)
-    ranking = as_ranking(retrieved_ids, query_id)
-    return Judged.from_rankings([ranking], [judged], check_level(relevance_level))
-
-
-def hit_rate(
-    retrieved_ids: Retrieved,
-    expected: Expected,
-    k: int | None = None,
-    granular: bool = False,
-    *,
-    relevance_level: float = 1,
-    query_id: Hashable | None = None,
-) -> float:
-    """Hit rate at ``k``: 1.0 if any relevant id is ranked within ``k``, else 0.0.
-
-    With ``granular=True``: (distinct relevant ids within ``k``) / (number of relevant ids), as LlamaIndex's
-    ``HitRate(use_granular_hit_rate=True)``.
-
-    >>> hit_rate(["a", "b", "c"], ["c", "x"], k=2)
-    0.0
-    >>> hit_rate(["a", "b", "c"], ["c", "x"], granular=True)
-    0.5
-    """
-    k = check_k(k)
-    return float(_judge(retrieved_ids, expected, relevance_level, query_id).hit_rate(k, bool(granular))[0])
+Returns
+-------
+float
+    The metric for this query.
+"""
+_OPTION_DOC = {
+    "k": "k : int or None\n    The cutoff; None scores the whole ranking.\n",
+    "granular": "granular : bool\n    The granular variant (see below).\n",
+    "gain": "gain : {'linear', 'exponential'}\n    The gain of a grade: the grade itself, or 2**grade - 1.\n",
+}
 
 
-def mrr(
-    retrieved_ids: Retrieved,
-    expected: Expected,
-    k: int | None = None,
-    granular: bool = False,
-    *,
-    relevance_level: float = 1,
-    query_id: Hashable | None = None,
-) -> float:
-    """Reciprocal rank at ``k``: 1/rank of the first relevant id ranked within ``k``, else 0.0.
-
-    With ``granular=True``: the mean of 1/rank over the relevant ids found within ``k`` (LlamaIndex's
-    ``MRR(use_granular_mrr=True)``). Without a cutoff this is trec_eval's ``recip_rank``.
-
-    >>> mrr(["a", "b", "c"], ["b", "c"])
-    0.5
-    >>> round(mrr(["a", "b", "c"], ["b", "c"], granular=True), 4)
-    0.4167
-    """
-    k = check_k(k)
-    return float(_judge(retrieved_ids, expected, relevance_level, query_id).mrr(k, bool(granular))[0])
-
-
-def precision(
-    retrieved_ids: Retrieved,
-    expected: Expected,
-    k: int | None = None,
-    *,
-    relevance_level: float = 1,
-    query_id: Hashable | None = None,
-) -> float:
-    """Precision at ``k``: (relevant ids within ``k``) / ``k``, as trec_eval's ``P_k``.
-
-    With ``k=None`` the denominator is the number of distinct retrieved ids.
-
-    >>> precision(["a", "b"], ["a"], k=4)
-    0.25
-    """
-    k = check_k(k)
-    return float(_judge(retrieved_ids, expected, relevance_level, query_id).precision(k)[0])
+def _function(cls: type[Metric]) -> Callable[..., float]:
+    """The per-query function of a registry metric: its options (cutoff first) as positional parameters."""
+    options = [name for name in cls.model_fields if name != "rel" and (name != "k" or cls.cutoff)]
+    defaults = {f"_{name}": cls.model_fields[name].default for name in options}
+    source = (
+        f"def {cls.function}(retrieved_ids, expected, "
+        + "".join(f"{name}=_{name}, " for name in options)
+        + "*, relevance_level=1, query_id=None):\n"
+        + f"    return _metric({', '.join(f'{name}={name}' for name in options)})"
+        + ".score(retrieved_ids, expected, relevance_level=relevance_level, query_id=query_id)\n"
+    )
+    namespace: dict[str, Any] = {"_metric": cls.of, "_cls": cls, **defaults}
+    exec(source, namespace)  # a real function, with the registry's signature, as dataclasses builds __init__
+    function = namespace[cls.function]
+    function.__module__ = __name__
+    function.__annotations__ = {"retrieved_ids": Retrieved, "expected": Expected, "relevance_level": float,
+                                "query_id": Optional[Hashable], "return": float}
+    summary, _, rest = inspect.getdoc(cls).partition("\n")
+    function.__doc__ = (
+        f"{summary}\n\nThe per-query form of :class:`rag_eval_adapters.measures.{cls.__name__}`.\n"
+        + _PARAMETERS_DOC.replace("{options}", "".join(_OPTION_DOC[name] for name in options))
+        + "\n" + rest.strip("\n") + "\n"
+    )
+    return function
 
 
-def recall(
-    retrieved_ids: Retrieved,
-    expected: Expected,
-    k: int | None = None,
-    *,
-    relevance_level: float = 1,
-    query_id: Hashable | None = None,
-) -> float:
-    """Recall at ``k``: (relevant ids within ``k``) / (number of relevant ids), as trec_eval's ``recall_k``.
-
-    >>> recall(["a", "b", "c"], ["a", "c", "z"], k=2)
-    0.3333333333333333
-    """
-    k = check_k(k)
-    return float(_judge(retrieved_ids, expected, relevance_level, query_id).recall(k)[0])
-
-
-def f1(
-    retrieved_ids: Retrieved,
-    expected: Expected,
-    k: int | None = None,
-    *,
-    relevance_level: float = 1,
-    query_id: Hashable | None = None,
-) -> float:
-    """F1 at ``k``: 2PR / (P + R) of precision and recall at ``k``; 0.0 when both are 0.
-
-    >>> f1(["a", "b"], ["a", "c"])
-    0.5
-    """
-    k = check_k(k)
-    return float(_judge(retrieved_ids, expected, relevance_level, query_id).f1(k)[0])
-
-
-def average_precision(
-    retrieved_ids: Retrieved,
-    expected: Expected,
-    k: int | None = None,
-    *,
-    relevance_level: float = 1,
-    query_id: Hashable | None = None,
-) -> float:
-    """Average precision at ``k``: sum of precision@i over relevant ranks i <= k, over the number of relevant ids.
-
-    trec_eval's ``map`` (``k=None``) and ``map_cut_k``.
-
-    >>> average_precision(["a", "x", "b"], ["a", "b"])
-    0.8333333333333333
-    """
-    k = check_k(k)
-    return float(_judge(retrieved_ids, expected, relevance_level, query_id).average_precision(k)[0])
-
-
-def r_precision(
-    retrieved_ids: Retrieved,
-    expected: Expected,
-    *,
-    relevance_level: float = 1,
-    query_id: Hashable | None = None,
-) -> float:
-    """R-precision: (relevant ids within the top R) / R, with R the number of relevant ids (trec_eval ``Rprec``).
-
-    >>> r_precision(["a", "x", "b"], ["a", "b"])
-    0.5
-    """
-    return float(_judge(retrieved_ids, expected, relevance_level, query_id).r_precision()[0])
-
-
-def dcg(
-    retrieved_ids: Retrieved,
-    expected: Expected,
-    k: int | None = None,
-    gain: str = "linear",
-    *,
-    query_id: Hashable | None = None,
-) -> float:
-    """Discounted cumulative gain at ``k``: sum over ranks i <= k of gain(rel_i) / log2(i + 1).
-
-    ``gain="linear"``: gain(rel) = rel (trec_eval); ``"exponential"``: 2**rel - 1. Unjudged ids have rel 0.
-
-    >>> round(dcg(["a", "b"], {"a": 3, "b": 2}), 4)
-    4.2619
-    """
-    k, gain = check_k(k), check_gain(gain)
-    return float(_judge(retrieved_ids, expected, 1, query_id).dcg(k, gain)[0])
+_FUNCTIONS = {cls.function: _function(cls) for cls in METRICS.values()}
+globals().update(_FUNCTIONS)  # every registry metric's function; the names below are spelled out for readers
+hit_rate = _FUNCTIONS["hit_rate"]
+mrr = _FUNCTIONS["mrr"]
+precision = _FUNCTIONS["precision"]
+recall = _FUNCTIONS["recall"]
+f1 = _FUNCTIONS["f1"]
+average_precision = _FUNCTIONS["average_precision"]
+r_precision = _FUNCTIONS["r_precision"]
+dcg = _FUNCTIONS["dcg"]
+ndcg = _FUNCTIONS["ndcg"]
 
 
 def idcg(
@@ -219,23 +117,6 @@ def idcg(
     """
     k, gain = check_k(k), check_gain(gain)
     return float(Judged.from_rankings([[]], [as_judgments(expected, query_id)]).idcg(k, gain)[0])
-
-
-def ndcg(
-    retrieved_ids: Retrieved,
-    expected: Expected,
-    k: int | None = None,
-    gain: str = "linear",
-    *,
-    query_id: Hashable | None = None,
-) -> float:
-    """Normalized DCG at ``k``: dcg@k / idcg@k, 0.0 when idcg@k is 0 (trec_eval ``ndcg`` and ``ndcg_cut_k``).
-
-    >>> ndcg(["b", "a"], {"a": 1, "b": 1})
-    1.0
-    """
-    k, gain = check_k(k), check_gain(gain)
-    return float(_judge(retrieved_ids, expected, 1, query_id).ndcg(k, gain)[0])
 
 
 def _grades(relevances: Iterable[float]) -> list[float]:

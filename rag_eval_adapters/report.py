@@ -33,13 +33,15 @@ Grouping = Union[str, Mapping[Hashable, Hashable], Callable[[Hashable], Hashable
 
 
 def _key(metric: Any) -> str:
-    """The column name of a metric: a string as given, else its ``key`` (core and answer metric objects)."""
+    """The column name of a metric: a string as given, else its ``label`` (the name it was asked for) or its
+    ``key`` (core and answer metric objects)."""
     if isinstance(metric, str):
         return metric
-    key = getattr(metric, "key", None)
-    if not isinstance(key, str):
-        raise TypeError(f"a report metric must be a name or an object with a string 'key', got {metric!r:.60}")
-    return key
+    for attribute in ("label", "key"):
+        name = getattr(metric, attribute, None)
+        if isinstance(name, str):
+            return name
+    raise TypeError(f"a report metric must be a name or an object with a string 'key', got {metric!r:.60}")
 
 
 class Report:
@@ -49,7 +51,8 @@ class Report:
     ----------
     metrics : sequence of Metric or str
         The metrics in column order: core :class:`~rag_eval_adapters.measures.Metric` objects, any object with
-        a string ``key`` (answer metrics), or plain names (LlamaIndex ``metric_name``).
+        a string ``key`` (answer metrics), or plain names (LlamaIndex ``metric_name``). A metric object's column
+        is named by its ``label`` when it has one (the name it was asked for), else by its ``key``.
     query_ids : sequence
         The queries that were scored, one per row of ``values``.
     values : array_like
@@ -158,23 +161,28 @@ class Report:
         Parameters
         ----------
         metric : str or Metric
-            A key of this report, or a metric name or object that parses to one (``"map@100"``).
+            A column name of this report, or a metric name or object that means the same metric
+            (``"map@100"`` finds ``ap@100``).
 
         Raises
         ------
         KeyError
             When the report does not hold that metric.
         """
-        key = metric if isinstance(metric, str) and metric in self._keys else None
-        if key is None:
+        if isinstance(metric, str) and metric in self._keys:
+            return self.values[:, self._keys.index(metric)]
+        wanted = metric
+        if isinstance(metric, str):
             try:
-                key = _key(metric) if not isinstance(metric, str) else _parsed_key(metric)
+                wanted = _parsed(metric)
             except (ValueError, TypeError):
-                key = str(metric)
-        try:
-            return self.values[:, self._keys.index(key)]
-        except ValueError:
-            raise KeyError(f"{key!r} was not evaluated; this report holds {self._keys}") from None
+                wanted = None
+        wanted_key = getattr(wanted, "key", None)
+        for j, held in enumerate(self.metrics):
+            if wanted is not None and (held == wanted or (wanted_key is not None and getattr(held, "key", None)
+                                                          == wanted_key)):
+                return self.values[:, j]
+        raise KeyError(f"{metric!r} was not evaluated; this report holds {self._keys}")
 
     def by(
         self,
@@ -295,10 +303,10 @@ def as_report(result: Any, what: str = "result") -> Report:
     )
 
 
-def _parsed_key(name: str) -> str:
+def _parsed(name: str) -> Any:
     from .measures import parse_metric
 
-    return parse_metric(name).key
+    return parse_metric(name)
 
 
 def _grouper(field: Grouping, attributes: Mapping[Hashable, Mapping[str, Any]]) -> Callable[[Hashable], Any]:

@@ -110,7 +110,8 @@ def test_empty_retrieval_scores_zero(spec):
         (NDCGEvaluator(3, gain="exponential"), "ndcg_exp@3", "ndcg_exp@3"),
         (RetrievalMetricEvaluator(NDCG(k=2)), "ndcg@2", "ndcg@2"),
         (RetrievalMetricEvaluator("mrr", k=2), "mrr@2", "mrr@2"),
-        (RetrievalMetricEvaluator("map@5"), "ap@5", "ap@5"),
+        (RetrievalMetricEvaluator("map@5"), "map@5", "ap@5"),  # the name asked for is the key read back
+        (RetrievalMetricEvaluator("P(rel=2)@5"), "P(rel=2)@5", "precision_rel2@5"),
     ],
 )
 def test_thin_evaluators_keys_and_scores(evaluator, key, metric):

@@ -387,8 +387,6 @@ def test_metrics_from_names_f1():
 
 
 @pytest.mark.parametrize(("names", "fragment"), [
-    (["r_precision"], "no LlamaIndex adapter"),
-    (["dcg@10"], "no LlamaIndex adapter"),
     (["hits@3"], "unknown metric"),
     ([], "no metric given"),
 ])

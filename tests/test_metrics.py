@@ -104,8 +104,11 @@ def test_relevance_level_decides_binary_metrics_only():
     assert m.precision(["a", "b"], expected, relevance_level=2) == 0.5
     assert m.recall(["a"], expected, relevance_level=2) == 0.0
     assert m.hit_rate(["a"], expected, relevance_level=2) == 0.0
-    # gains stay the raw grades whatever the level
-    assert m.ndcg(["a", "b"], expected) == m.ndcg(["a", "b"], expected, k=None)
+    # gains stay the raw grades whatever the level: nDCG of [a (1), b (2)] against the ideal [b, a]
+    by_hand = (1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3))
+    for level in (-1, 0, 1, 2, 5):
+        assert m.ndcg(["a", "b"], expected, relevance_level=level) == pytest.approx(by_hand, abs=1e-12)
+        assert NDCG().score(["a", "b"], expected, relevance_level=level) == pytest.approx(by_hand, abs=1e-12)
 
 
 def test_all_grades_below_level_is_valid_and_scores_zero():
@@ -203,8 +206,10 @@ def test_bad_cutoffs(k, error):
 def test_bad_gain_and_level():
     with pytest.raises(ValueError, match="gain must be 'linear'"):
         m.ndcg(["a"], ["a"], gain="log")
-    with pytest.raises(TypeError, match="relevance_level must be a finite number"):
+    with pytest.raises(ValueError, match="relevance_level must be a finite number"):
         m.precision(["a"], ["a"], relevance_level=float("inf"))
+    with pytest.raises(TypeError, match="relevance_level must be a finite number"):
+        m.precision(["a"], ["a"], relevance_level="2")
     with pytest.raises(TypeError, match="relevances must be a list of grades"):
         m.dcg_at_k("321")
 
@@ -266,7 +271,9 @@ def test_metric_objects_score_like_the_functions():
     assert repr(NDCG(k=10, gain="exponential")) == "NDCG(k=10, gain='exponential')"
     assert str(HitRate(k=3)) == "hit_rate@3"
     assert parse_metrics(["ndcg@10", NDCG(k=10), "mrr"]) == [NDCG(k=10), MRR()]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^k must be a positive int or None \(the whole list\), got 0$"):
         NDCG(k=0)
-    with pytest.raises(Exception):
+    with pytest.raises(ValueError, match=r"^gain must be 'linear' \(g = rel\) or 'exponential'.*got 'log'$"):
         NDCG(gain="log")
+    with pytest.raises(TypeError, match=r"^granular must be True or False, got 'no'$"):
+        MRR(granular="no")

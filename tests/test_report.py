@@ -176,3 +176,15 @@ def test_dataset_evaluation_to_report_keeps_ids_errors_and_row_fields():
         evaluation.to_report(query_ids=["w"])
     comparison = compare_reports({"one": evaluation, "two": report}, n_permutations=10, n_bootstrap=10)
     assert comparison.n_queries == 3 and comparison.test("mrr", "one", "two").difference == 0.0
+
+
+def test_columns_are_named_by_a_metrics_label_when_it_has_one():
+    from types import SimpleNamespace
+
+    asked = SimpleNamespace(label="map@100", key="ap@100")
+    report = Report([asked, SimpleNamespace(key="em")], ["a", "b"], [[0.5, 1.0], [0.25, 0.0]])
+    assert report.keys == ["map@100", "em"]
+    assert list(report.column("map@100")) == [0.5, 0.25] and list(report.column("ap@100")) == [0.5, 0.25]
+    assert report.mean == {"map@100": 0.375, "em": 0.5}
+    with pytest.raises(KeyError, match="was not evaluated"):
+        report.column("ndcg@10")

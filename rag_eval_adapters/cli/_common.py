@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, TextIO
 
-DEFAULT_METRICS = ("hit_rate", "mrr", "precision", "recall", "f1", "ap", "ndcg")
+from ..measures import default_metric_names
+
+DEFAULT_METRICS = tuple(default_metric_names())  # from the registry: hit_rate, mrr, precision, recall, f1, ap, ndcg
 DEFAULT_K = (1, 3, 5, 10, 20)
 FORMATS = ("table", "json", "csv", "markdown")
 
@@ -134,18 +136,18 @@ def _prefix_path(exc: BaseException, path: Path) -> str:
 
 
 def resolve_metric_names(metrics: Optional[Sequence[str]], ks: Optional[Sequence[int]]) -> list[str]:
-    """The metric names to compute.
+    """The metric names to compute, each as the user wrote it (the name it is reported under).
 
     Without ``-m``: every default metric at every k (``--k``, default 1,3,5,10,20).  With ``-m``:
     the names as given (comma-separated lists allowed); when ``--k`` is also given, a name without
     a cutoff is expanded to one metric per k (``-m ndcg --k 5,10`` gives ndcg@5 and ndcg@10).
-    Unknown names raise CLIError listing the valid ones.
+    Unknown names raise CLIError suggesting the closest valid one.
     """
     from ..measures import parse_metric
 
     def key_of(name: str) -> str:
         try:
-            return parse_metric(name).key
+            return parse_metric(name).label
         except (ValueError, TypeError) as exc:
             raise CLIError(_one_line(str(exc))) from None
 
@@ -166,11 +168,11 @@ def resolve_metric_names(metrics: Optional[Sequence[str]], ks: Optional[Sequence
             if not name:
                 continue
             plain = key_of(name)  # validates the name first
-            if not ks or "@" in name:
+            if not ks or parse_metric(name).k is not None:
                 add(plain)
                 continue
             try:
-                expanded = [parse_metric(f"{name}@{k}").key for k in ks]
+                expanded = [parse_metric(f"{name}@{k}").label for k in ks]
             except (ValueError, TypeError):
                 add(plain)  # a metric without cutoffs, such as r_precision
             else:
@@ -207,7 +209,22 @@ def _ranked(docs: Any) -> list[str]:
     return list(seen)
 
 
-def query_details(qrels: dict, run: dict, relevance_level: int = 1) -> dict:
+def relevance_level(text: Optional[str]) -> float:
+    """``--relevance-level``: any finite number, checked as the core checks it (a judged document is relevant
+    when its grade is at least the level; an unjudged one never is)."""
+    from ..validation import check_level
+
+    try:
+        value = float(text) if text is not None else 1.0
+    except ValueError:
+        raise CLIError(f"--relevance-level must be a finite number (a grade threshold), got {text!r}") from None
+    try:
+        return check_level(value, "--relevance-level")
+    except ValueError as exc:
+        raise CLIError(_one_line(str(exc))) from None
+
+
+def query_details(qrels: dict, run: dict, relevance_level: float = 1) -> dict:
     """Per query: judged-relevant count, distinct retrieved count and rank of the first relevant doc."""
     from ..reports import QueryDetail
 
@@ -220,7 +237,7 @@ def query_details(qrels: dict, run: dict, relevance_level: int = 1) -> dict:
     return details
 
 
-def score_run(qrels: dict, run: dict, metrics: Sequence[str], relevance_level: int, name: str, steps: _Steps):
+def score_run(qrels: dict, run: dict, metrics: Sequence[str], relevance_level: float, name: str, steps: _Steps):
     """Evaluate one run with the core, after checking it shares queries with the qrels."""
     from .. import evaluate
 
@@ -270,13 +287,16 @@ def _check_sort_by(sort_by: Optional[str], keys: Sequence[str]) -> Optional[str]
         return None
     from ..measures import parse_metric
 
+    if sort_by in keys:
+        return sort_by
     try:
-        key = parse_metric(sort_by).key
+        wanted = parse_metric(sort_by)
     except (ValueError, TypeError) as exc:
         raise CLIError(_one_line(str(exc))) from None
-    if key not in keys:
-        raise CLIError(f"--sort-by {sort_by}: not among the computed metrics ({', '.join(keys)})")
-    return key
+    for key in keys:  # the same metric under another name (ap@10 for map@10)
+        if parse_metric(key) == wanted:
+            return key
+    raise CLIError(f"--sort-by {sort_by}: not among the computed metrics ({', '.join(keys)})")
 
 
 def _check_plot_path(path: Optional[str]) -> None:
@@ -304,14 +324,16 @@ def _add_scoring_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--qrels", required=True, metavar="FILE",
                    help="judgments: TREC qrels (qid iter doc grade) or JSONL")
     p.add_argument("-m", "--metric", action="append", metavar="METRIC",
-                   help="metric to compute, e.g. ndcg@10, ap, mrr, precision@5, hit_rate_granular@3 "
-                        "(repeatable, or comma-separated); default: hit_rate, mrr, precision, recall, f1, "
-                        "ap and ndcg at every --k")
+                   help="metric to compute, e.g. ndcg@10, ap, mrr, precision@5, hit_rate_granular@3, or "
+                        "trec_eval/ir_measures names (P_5, ndcg_cut_10, nDCG@10, P(rel=2)@5); reported under "
+                        "the name given (repeatable, or comma-separated); default: "
+                        + ", ".join(DEFAULT_METRICS) + " at every --k")
     p.add_argument("--k", metavar="K,K,...",
                    help="cutoffs, comma-separated (default 1,3,5,10,20); with -m, expands metrics "
                         "given without @k")
-    p.add_argument("--relevance-level", type=int, default=1, metavar="N",
-                   help="lowest grade that counts as relevant (default 1); nDCG uses the raw grades")
+    p.add_argument("--relevance-level", default="1", metavar="N",
+                   help="lowest grade that counts as relevant (default 1; any number: a judged document is "
+                        "relevant when its grade is at least N, an unjudged one never is); nDCG uses the raw grades")
     p.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
     p.add_argument("--plot", metavar="FILE.png", help="draw each metric against k into a PNG")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")

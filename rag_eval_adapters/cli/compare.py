@@ -22,6 +22,7 @@ from ._common import (
     load_run,
     parse_ks,
     progress_enabled,
+    relevance_level,
     resolve_metric_names,
     score_run,
 )
@@ -60,8 +61,7 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         _check_file(path, what)
     ks = parse_ks(args.k)
     keys = resolve_metric_names(args.metric, ks)
-    if args.relevance_level < 1:
-        raise CLIError(f"--relevance-level must be at least 1, got {args.relevance_level}")
+    args.relevance_level = relevance_level(args.relevance_level)
     taken: set[str] = set()
     names = list(args.name) if args.name else [_run_name(p, taken) for p in args.run]
     if len(set(names)) != len(names):

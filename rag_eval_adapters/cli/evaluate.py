@@ -23,6 +23,7 @@ from ._common import (
     parse_ks,
     progress_enabled,
     query_details,
+    relevance_level,
     resolve_metric_names,
     score_run,
 )
@@ -51,8 +52,7 @@ def cmd_evaluate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
         _check_file(path, what)
     ks = parse_ks(args.k)
     keys = resolve_metric_names(args.metric, ks)
-    if args.relevance_level < 1:
-        raise CLIError(f"--relevance-level must be at least 1, got {args.relevance_level}")
+    args.relevance_level = relevance_level(args.relevance_level)
     name = Path(args.run).name
     with _Steps(progress_enabled(stderr), stderr) as steps:
         t = steps.task("reading files", total=2)

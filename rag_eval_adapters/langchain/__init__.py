@@ -71,6 +71,7 @@ from .evaluators import (
     PrecisionEvaluator,
     RecallEvaluator,
     RetrievalMetricEvaluator,
+    RPrecisionEvaluator,
     RetrievalMetricsEvaluator,
 )
 from .embeddings import LangChainEmbedder
@@ -92,6 +93,7 @@ __all__ = [
     "RecallEvaluator",
     "F1Evaluator",
     "AveragePrecisionEvaluator",
+    "RPrecisionEvaluator",
     "NDCGEvaluator",
     "RerankRelevancyEvaluator",
     "CohereRerankRelevancyEvaluator",

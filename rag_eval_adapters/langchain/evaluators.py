@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-import numbers
+import inspect
 import uuid
 from collections.abc import Callable, Iterable
 from typing import Any, Optional, Union
 
 from langsmith.evaluation import EvaluationResult, EvaluationResults, RunEvaluator
-from pydantic import ValidationError
 
-from ..measures import (
-    F1,
-    MRR,
-    NDCG,
-    AveragePrecision,
-    HitRate,
-    Metric,
-    Precision,
-    Recall,
-    parse_metric,
-)
+from ..measures import METRICS, Metric, parse_metric
+from ..validation import check_level
 from .documents import _comment, find_reference, retrieved_ids
 
 DOCUMENT_KEYS: tuple[str, ...] = ("documents", "output", "context", "source_documents")
@@ -30,18 +20,6 @@ FEEDBACK_CONFIG: dict[str, Any] = {"type": "continuous", "min": 0.0, "max": 1.0}
 """The LangSmith feedback configuration of every score: continuous in [0, 1]."""
 
 IdFn = Callable[[Any], Any]
-
-
-def _make(cls: type[Metric], **fields: Any) -> Metric:
-    """``cls(**fields)``, a pydantic validation error turned into a plain ``ValueError``/``TypeError``."""
-    try:
-        return cls(**fields)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        message = str(error.get("msg", exc)).removeprefix("Value error, ")
-        raise (TypeError if "type" in error.get("type", "") else ValueError)(
-            f"{cls.__name__}: {message}"
-        ) from None
 
 
 def _bounded(metric: Metric) -> Metric:
@@ -77,8 +55,7 @@ class _RetrievalEvaluator(RunEvaluator):
                 raise TypeError(f"{name} must be a string, got {value!r}")
         if id_fn is not None and not callable(id_fn):
             raise TypeError(f"id_fn must be a callable taking a document and returning its id, got {id_fn!r}")
-        if isinstance(relevance_level, bool) or not isinstance(relevance_level, numbers.Real):
-            raise TypeError(f"relevance_level must be a number (a grade threshold), got {relevance_level!r}")
+        check_level(relevance_level)
         self.reference_key = reference_key
         self.documents_key = documents_key
         self.id_key = id_key
@@ -91,7 +68,7 @@ class _RetrievalEvaluator(RunEvaluator):
         raise NotImplementedError
 
     def _keys(self) -> list[str]:
-        return [metric.key for metric in self.metrics]
+        return [metric.label for metric in self.metrics]
 
     # -- shared ----------------------------------------------------------------------------------------------------
     @property
@@ -194,7 +171,7 @@ class RetrievalMetricEvaluator(_RetrievalEvaluator):
         parsed = parse_metric(metric)
         if k is not None:
             if parsed.k is None:
-                parsed = _make(type(parsed), **{**parsed.model_dump(), "k": k})
+                parsed = type(parsed)(**{**parsed.model_dump(), "k": k})
             elif parsed.k != k:
                 raise ValueError(
                     f"metric {parsed.key!r} already has cutoff {parsed.k}, which conflicts with k={k!r}; "
@@ -203,7 +180,7 @@ class RetrievalMetricEvaluator(_RetrievalEvaluator):
         if key is not None and (not isinstance(key, str) or not key):
             raise TypeError(f"key must be a non-empty string (the feedback key), got {key!r}")
         self.metric: Metric = _bounded(parsed)
-        self.key: str = key if key is not None else parsed.key
+        self.key: str = key if key is not None else parsed.label
 
     @property
     def metrics(self) -> list[Metric]:
@@ -231,8 +208,8 @@ class RetrievalMetricEvaluator(_RetrievalEvaluator):
         return self._call(outputs, reference_outputs, None)[0]
 
     def __repr__(self) -> str:
-        own = f", key={self.key!r}" if self.key != self.metric.key else ""
-        return f"{type(self).__name__}({self.metric.key!r}{own}{self._options()})"
+        own = f", key={self.key!r}" if self.key != self.metric.label else ""
+        return f"{type(self).__name__}({self.metric.label!r}{own}{self._options()})"
 
 
 class RetrievalMetricsEvaluator(_RetrievalEvaluator):
@@ -262,7 +239,7 @@ class RetrievalMetricsEvaluator(_RetrievalEvaluator):
         if not parsed:
             raise ValueError("no metric given: name at least one, e.g. ['hit_rate@3', 'mrr', 'ndcg@10']")
         keys = [metric.key for metric in parsed]
-        duplicates = sorted({key for key in keys if keys.count(key) > 1})
+        duplicates = sorted({key for key in keys if keys.count(key) > 1})  # the same metric, by any name
         if duplicates:
             raise ValueError(f"metrics {duplicates} are given more than once; each feedback key must be unique")
         self._metrics = parsed
@@ -289,52 +266,40 @@ class RetrievalMetricsEvaluator(_RetrievalEvaluator):
         return f"{type(self).__name__}({self._keys()!r}{self._options()})"
 
 
-class HitRateEvaluator(RetrievalMetricEvaluator):
-    """``hit_rate@k``: 1 if a relevant id is within the top k (granular: share of relevant ids found)."""
+def _evaluator(core: type[Metric]) -> type[RetrievalMetricEvaluator]:
+    """The evaluator class of a registry metric: ``XEvaluator(k, *, <options>, **evaluator options)``."""
+    options = [name for name in core.model_fields if name != "k"]
 
-    def __init__(self, k: Optional[int] = None, *, granular: bool = False, **options: Any) -> None:
-        super().__init__(_make(HitRate, k=k, granular=granular), **options)
+    def __init__(self: RetrievalMetricEvaluator, k: Optional[int] = None, **kwargs: Any) -> None:
+        mine = {name: kwargs.pop(name) for name in options if name in kwargs}
+        metric = core(**mine) if k is None else core(k=k, **mine)
+        RetrievalMetricEvaluator.__init__(self, metric, **kwargs)
 
-
-class MRREvaluator(RetrievalMetricEvaluator):
-    """``mrr@k``: 1/rank of the first relevant id within k (granular: mean 1/rank of the relevant ids found)."""
-
-    def __init__(self, k: Optional[int] = None, *, granular: bool = False, **options: Any) -> None:
-        super().__init__(_make(MRR, k=k, granular=granular), **options)
-
-
-class PrecisionEvaluator(RetrievalMetricEvaluator):
-    """``precision@k``: relevant ids within the top k, divided by k (k=None: by the number retrieved)."""
-
-    def __init__(self, k: Optional[int] = None, **options: Any) -> None:
-        super().__init__(_make(Precision, k=k), **options)
-
-
-class RecallEvaluator(RetrievalMetricEvaluator):
-    """``recall@k``: relevant ids within the top k, divided by the number of relevant ids."""
-
-    def __init__(self, k: Optional[int] = None, **options: Any) -> None:
-        super().__init__(_make(Recall, k=k), **options)
+    P = inspect.Parameter
+    __init__.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [P("self", P.POSITIONAL_OR_KEYWORD), P("k", P.POSITIONAL_OR_KEYWORD, default=None),
+         *(P(name, P.KEYWORD_ONLY, default=core.model_fields[name].default) for name in options),
+         P("options", P.VAR_KEYWORD)]
+    )
+    summary = (core.__doc__ or "").strip().splitlines()[0]
+    name = f"{core.__name__}Evaluator"
+    doc = (f"``{core.name}@k`` as LangSmith feedback, scored by :class:`rag_eval_adapters.measures.{core.__name__}`: "
+           f"{summary}\n\nOptions of the metric: {', '.join(options)}; the others are those of "
+           ":class:`RetrievalMetricEvaluator`.")
+    return type(name, (RetrievalMetricEvaluator,), {"__init__": __init__, "__doc__": doc, "__module__": __name__,
+                                                    "__qualname__": name})
 
 
-class F1Evaluator(RetrievalMetricEvaluator):
-    """``f1@k``: harmonic mean of precision@k and recall@k."""
-
-    def __init__(self, k: Optional[int] = None, **options: Any) -> None:
-        super().__init__(_make(F1, k=k), **options)
-
-
-class AveragePrecisionEvaluator(RetrievalMetricEvaluator):
-    """``ap@k``: sum of precision at each relevant rank within k, over the number of relevant ids."""
-
-    def __init__(self, k: Optional[int] = None, **options: Any) -> None:
-        super().__init__(_make(AveragePrecision, k=k), **options)
-
-
-class NDCGEvaluator(RetrievalMetricEvaluator):
-    """``ndcg@k``: DCG@k / ideal DCG@k, gains = grades (``gain="exponential"``: 2**grade - 1)."""
-
-    def __init__(self, k: Optional[int] = None, *, gain: str = "linear", **options: Any) -> None:
-        super().__init__(_make(NDCG, k=k, gain=gain), **options)
-
-
+# one evaluator class per registry metric bounded by 1 (DCG cannot be feedback in [0, 1])
+EVALUATORS: dict[str, type[RetrievalMetricEvaluator]] = {
+    name: _evaluator(core) for name, core in METRICS.items() if core.bounded
+}
+globals().update({cls.__name__: cls for cls in EVALUATORS.values()})  # the names below, spelled out for readers
+HitRateEvaluator = EVALUATORS["hit_rate"]
+MRREvaluator = EVALUATORS["mrr"]
+PrecisionEvaluator = EVALUATORS["precision"]
+RecallEvaluator = EVALUATORS["recall"]
+F1Evaluator = EVALUATORS["f1"]
+AveragePrecisionEvaluator = EVALUATORS["ap"]
+RPrecisionEvaluator = EVALUATORS["r_precision"]
+NDCGEvaluator = EVALUATORS["ndcg"]

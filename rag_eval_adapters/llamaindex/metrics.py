@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, ClassVar, Literal, Optional, Union
+from typing import Annotated, Any, ClassVar, Literal, Optional, Union
 
 from llama_index.core.bridge.pydantic import (
     ConfigDict,
     Field,
-    field_validator,
+    PrivateAttr,
+    ValidationError,
 )
 from llama_index.core.evaluation.retrieval.metrics_base import (
     BaseRetrievalMetric,
@@ -17,15 +18,13 @@ from llama_index.core.evaluation.retrieval.metrics_base import (
 )
 
 from .. import measures
-from .._validation import check_k, check_level
 from ..matching import TextMatcher, judge_texts
+from ..validation import Cutoff, RelevanceLevel, plain_error
 
 MatchMode = Literal["auto", "id", "text"]
 
 
 # ---------------------------------------------------------------------------------------------- metrics
-
-
 
 
 class _MetricName:
@@ -61,11 +60,12 @@ class _CoreMetric(BaseRetrievalMetric):
     _core_cls: ClassVar[type[measures.Metric]]
     # core option name -> this class's field name (LlamaIndex's option names)
     _options: ClassVar[dict[str, str]] = {}
-    # text matching: "ranking": scored on the ranking; "coverage": expected texts matched; "f1": both
-    _text_kind: ClassVar[str] = "ranking"
+    # text matching, from the core metric: "ranking": scored on the ranking; "coverage": expected texts
+    # matched; "f1": both
+    _text_kind: ClassVar[Callable[[measures.Metric], str]]
 
-    top_k: Optional[int] = Field(default=None, description="Cutoff: score the first top_k retrieved (None: all).")
-    relevance_level: float = Field(default=1.0, description="Lowest grade that counts as relevant.")
+    top_k: Cutoff = Field(default=None, description="Cutoff: score the first top_k retrieved (None: all).")
+    relevance_level: RelevanceLevel = Field(default=1.0, description="Lowest grade that counts as relevant.")
     match: MatchMode = Field(
         default="auto",
         description="'id': match ids; 'text': match texts; 'auto': ids when expected_ids is non-empty, else texts.",
@@ -75,23 +75,29 @@ class _CoreMetric(BaseRetrievalMetric):
         exclude=True,
         description="matcher(retrieved_text, expected_text) -> bool for text matching (None: contains_match).",
     )
+    _label: Optional[str] = PrivateAttr(default=None)  # the name metrics_from_names was given, when not the key
 
-    @field_validator("top_k", mode="before")
-    @classmethod
-    def _valid_top_k(cls, value: Any) -> Optional[int]:
-        return check_k(value, "top_k")
+    def __init__(self, **options: Any) -> None:
+        try:
+            super().__init__(**options)
+        except ValidationError as exc:
+            raise plain_error(exc, type(self).__name__) from None
+        self.measure  # noqa: B018 - refuses options the core metric refuses (a cutoff for r_precision)
 
-    @field_validator("relevance_level", mode="before")
-    @classmethod
-    def _valid_level(cls, value: Any) -> float:
-        return check_level(value)
+    def __setattr__(self, name: str, value: Any) -> None:
+        try:
+            super().__setattr__(name, value)
+        except ValidationError as exc:
+            raise plain_error(exc, type(self).__name__) from None
+        if name in type(self).model_fields:
+            self._label = None  # a changed option changes the key
 
     # -- options ---------------------------------------------------------------------------------------
     @property
     def measure(self) -> measures.Metric:
         """The core metric object these options describe (e.g. ``measures.HitRate(k=3)``)."""
         options = {core: getattr(self, mine) for core, mine in self._options.items()}
-        return self._core_cls(k=self.top_k, **options)
+        return self._core_cls.of(**options) if self.top_k is None else self._core_cls.of(k=self.top_k, **options)
 
     @classmethod
     def from_measure(cls, metric: measures.Metric, **options: Any) -> "_CoreMetric":
@@ -99,7 +105,7 @@ class _CoreMetric(BaseRetrievalMetric):
         if not isinstance(metric, cls._core_cls):
             raise TypeError(f"{cls.__name__}.from_measure takes a {cls._core_cls.__name__}, got {metric!r}")
         mine = {field: getattr(metric, core) for core, field in cls._options.items()}
-        return cls(top_k=metric.k, **mine, **options)
+        return cls(top_k=metric.k, **{**mine, **options})
 
     def _is_default(self) -> bool:
         return all(getattr(self, name) == info.default for name, info in type(self).model_fields.items())
@@ -111,8 +117,12 @@ class _CoreMetric(BaseRetrievalMetric):
         LlamaIndex's ``metric_name`` with default options; otherwise the core key (name, options, cutoff:
         ``hit_rate@3``, ``mrr_granular``, ``ndcg_exp@10``), with ``_rel<level>`` for a relevance level other
         than 1, ``_id``/``_text`` for a forced match mode and ``_<function name>`` for a custom matcher
-        inserted before the cutoff (``recall_rel2_text@5``).
+        inserted before the cutoff (``recall_rel2_text@5``). A metric made by :func:`metrics_from_names` keeps
+        the name it was given (``"P@5"``, ``"map@100"``).
         """
+        label = (self.__pydantic_private__ or {}).get("_label")
+        if label is not None:
+            return label
         if self._is_default():
             return type(self)._llama_name
         metric = self.measure
@@ -227,7 +237,7 @@ class _CoreMetric(BaseRetrievalMetric):
         return self.measure.score(retrieved_ids, expected, relevance_level=self.relevance_level, query_id=query)
 
     def _text_score_kind(self) -> str:
-        return self._text_kind
+        return type(self)._text_kind(self.measure)
 
     def _score_texts(self, query: Any, expected_texts: Any, retrieved_texts: Any, grades: Any) -> float:
         if retrieved_texts is None:
@@ -254,80 +264,51 @@ class _CoreMetric(BaseRetrievalMetric):
         return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
 
 
-class HitRate(_CoreMetric):
-    """Hit rate: 1.0 if a relevant id is within ``top_k``, else 0.0.
-
-    ``use_granular_hit_rate=True``: distinct relevant ids found / relevant ids (in text matching: expected
-    texts matched / expected texts).
-    """
-
-    _llama_name: ClassVar[str] = "hit_rate"
-    _core_cls: ClassVar[type[measures.Metric]] = measures.HitRate
-    _options: ClassVar[dict[str, str]] = {"granular": "use_granular_hit_rate"}
-    use_granular_hit_rate: bool = False
-
-    def _text_score_kind(self) -> str:
-        return "coverage" if self.use_granular_hit_rate else "ranking"
-
-
-class MRR(_CoreMetric):
-    """Reciprocal rank of the first relevant id within ``top_k`` (0.0 if none).
-
-    ``use_granular_mrr=True``: the mean of 1/rank over the relevant ids found (LlamaIndex's definition).
-    """
-
-    _llama_name: ClassVar[str] = "mrr"
-    _core_cls: ClassVar[type[measures.Metric]] = measures.MRR
-    _options: ClassVar[dict[str, str]] = {"granular": "use_granular_mrr"}
-    use_granular_mrr: bool = False
-
-
-class Precision(_CoreMetric):
-    """Relevant retrieved within ``top_k`` / ``top_k`` (``top_k=None``: / number of distinct retrieved)."""
-
-    _llama_name: ClassVar[str] = "precision"
-    _core_cls: ClassVar[type[measures.Metric]] = measures.Precision
+def _adapter(
+    core: type[measures.Metric],
+    options: Optional[dict[str, str]] = None,
+    text_kind: Callable[[measures.Metric], str] = lambda metric: "ranking",
+) -> type[_CoreMetric]:
+    """The LlamaIndex metric class of a registry metric: ``top_k`` for its cutoff, its other options under
+    LlamaIndex's names (``options``: core name -> LlamaIndex name), scored by the core metric."""
+    renamed = {name: (options or {}).get(name, name) for name in core.model_fields if name not in ("k", "rel")}
+    annotations: dict[str, Any] = {
+        "_llama_name": ClassVar[str], "_core_cls": ClassVar[type], "_options": ClassVar[dict],
+        "_text_kind": ClassVar[Callable],
+    }
+    namespace: dict[str, Any] = {
+        "__module__": __name__, "__qualname__": core.__name__, "__annotations__": annotations,
+        "_llama_name": core.name, "_core_cls": core, "_options": renamed, "_text_kind": staticmethod(text_kind),
+    }
+    for name, mine in renamed.items():
+        info = core.model_fields[name]
+        annotations[mine] = Annotated[(info.annotation, *info.metadata)]
+        namespace[mine] = info.default
+    summary = (core.__doc__ or "").strip().splitlines()[0]
+    named = ", ".join(f"``{mine}`` (the core's ``{name}``)" for name, mine in renamed.items())
+    namespace["__doc__"] = (
+        f"LlamaIndex metric ``{core.name}`` scored by :class:`rag_eval_adapters.measures.{core.__name__}`: "
+        f"{summary}\n\nOptions: ``top_k`` (the cutoff), ``relevance_level``, ``match``, ``matcher``"
+        + (f", {named}" if named else "") + "."
+    )
+    return type(core.__name__, (_CoreMetric,), namespace)
 
 
-class Recall(_CoreMetric):
-    """Relevant ids within ``top_k`` / relevant ids (in text matching: expected texts matched / expected texts)."""
+HitRate = _adapter(measures.HitRate, {"granular": "use_granular_hit_rate"},
+                   lambda metric: "coverage" if metric.granular else "ranking")
+MRR = _adapter(measures.MRR, {"granular": "use_granular_mrr"})
+Precision = _adapter(measures.Precision)
+Recall = _adapter(measures.Recall, text_kind=lambda metric: "coverage")
+F1 = _adapter(measures.F1, text_kind=lambda metric: "f1")
+AveragePrecision = _adapter(measures.AveragePrecision)
+NDCG = _adapter(measures.NDCG, {"gain": "mode"})
 
-    _llama_name: ClassVar[str] = "recall"
-    _core_cls: ClassVar[type[measures.Metric]] = measures.Recall
-    _text_kind: ClassVar[str] = "coverage"
-
-
-class F1(_CoreMetric):
-    """2PR / (P + R) of precision and recall at ``top_k`` (0.0 when both are 0). Not in LlamaIndex."""
-
-    _llama_name: ClassVar[str] = "f1"
-    _core_cls: ClassVar[type[measures.Metric]] = measures.F1
-    _text_kind: ClassVar[str] = "f1"
-
-
-class AveragePrecision(_CoreMetric):
-    """Sum of precision@i over the relevant ranks i <= ``top_k``, divided by the number of relevant ids."""
-
-    _llama_name: ClassVar[str] = "ap"
-    _core_cls: ClassVar[type[measures.Metric]] = measures.AveragePrecision
-
-
-class NDCG(_CoreMetric):
-    """DCG@k / IDCG@k with gain ``rel`` (``mode="linear"``) or ``2**rel - 1`` (``mode="exponential"``).
-
-    DCG@k = sum over ranks i <= k of gain(rel_i) / log2(i + 1). The ideal ranking holds every expected id (or
-    every graded id of ``expected_relevance``), so without ``top_k`` this equals LlamaIndex's NDCG.
-    """
-
-    _llama_name: ClassVar[str] = "ndcg"
-    _core_cls: ClassVar[type[measures.Metric]] = measures.NDCG
-    _options: ClassVar[dict[str, str]] = {"gain": "mode"}
-    mode: Literal["linear", "exponential"] = "linear"
-
-
+# every registry metric has an adapter: those LlamaIndex lacks keep the core's option names
 _ADAPTERS: dict[str, type[_CoreMetric]] = {
     cls._llama_name: cls for cls in (HitRate, MRR, Precision, Recall, F1, AveragePrecision, NDCG)
 }
+_ADAPTERS.update({name: _adapter(core) for name, core in measures.METRICS.items() if name not in _ADAPTERS})
+globals().update({cls.__name__: cls for cls in _ADAPTERS.values()})  # importable (and picklable) by name
 
 
 def metrics_from_names(
@@ -339,24 +320,23 @@ def metrics_from_names(
 ) -> list[_CoreMetric]:
     """Metric instances for ``RetrieverEvaluator(metrics=...)`` from names such as ``"hit_rate@3"``.
 
-    Names are parsed by :func:`rag_eval_adapters.measures.parse_metric` (``hit_rate``, ``mrr``, ``precision``,
-    ``recall``, ``f1``, ``ap``, ``ndcg``, with ``@k``, ``_granular`` and ``_exp``); core metric objects are
-    accepted too. Repeated keys are dropped. The keyword options apply to every metric.
+    Names are parsed by :func:`rag_eval_adapters.measures.parse_metric` (every registry metric and alias, with
+    ``@k``, ``_granular`` and ``_exp``); core metric objects are accepted too. Repeated keys are dropped. The
+    keyword options apply to every metric; a metric's own ``rel`` (``P(rel=2)@5``) sets its
+    ``relevance_level``.
 
     >>> metrics_from_names(["hit_rate@3", "ndcg_exp@10", "mrr"])
     [HitRate(top_k=3), NDCG(top_k=10, mode='exponential'), MRR()]
     """
     names = _refuse_rerank_names(names)
-    out = []
+    out: dict[str, _CoreMetric] = {}
     for metric in measures.parse_metrics(names):
-        adapter = _ADAPTERS.get(metric.name)
-        if adapter is None:
-            raise ValueError(
-                f"metric {metric.key!r} has no LlamaIndex adapter; use one of: {', '.join(sorted(_ADAPTERS))} "
-                "(each with an optional '@k')"
-            )
-        out.append(adapter.from_measure(metric, relevance_level=relevance_level, match=match, matcher=matcher))
-    return out
+        level = relevance_level if getattr(metric, "rel", None) is None else metric.rel
+        adapter = _ADAPTERS[metric.name].from_measure(metric, relevance_level=level, match=match, matcher=matcher)
+        if metric.label != metric.key:  # the name asked for is the name read back
+            adapter._label = metric.label
+        out.setdefault(adapter.key, adapter)
+    return list(out.values())
 
 
 # ---------------------------------------------------------------------------------------------- data sets

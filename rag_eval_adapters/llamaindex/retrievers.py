@@ -9,7 +9,7 @@ import numpy as np
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from .._validation import check_k
+from ..validation import check_k
 
 
 def nodes_from_records(records: Iterable[Mapping[str, Any]]) -> list[Any]:

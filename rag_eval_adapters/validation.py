@@ -1,0 +1,202 @@
+"""One validation vocabulary: the checks and pydantic types for a cutoff, a relevance level, a gain, a grade,
+a score and an on/off option.
+
+Every entry point (the per-query functions, :func:`~rag_eval_adapters.evaluate`, the metric objects, the
+LlamaIndex and LangChain adapters and the ``rag-eval`` command) checks these values with the functions below,
+so one bad value gets the same exception and the same message wherever it is given:
+
+* a value of the wrong type (a string cutoff, ``granular="no"``) is a ``TypeError``;
+* a value of the right type outside its range (``k=0``, ``relevance_level=inf``, a NaN grade) is a
+  ``ValueError``.
+
+The ``Annotated`` types (:data:`Cutoff`, :data:`RelevanceLevel`, :data:`Gain`, :data:`Grade`, :data:`Score`,
+:data:`Flag`) run the same checks as pydantic field validators, naming the field in the message; a model built
+from them re-raises the check's own exception with :func:`plain_error` instead of pydantic's wrapper.
+
+>>> from rag_eval_adapters.validation import check_level
+>>> check_level(2)
+2.0
+>>> check_level(float("inf"))
+Traceback (most recent call last):
+...
+ValueError: relevance_level must be a finite number (a grade threshold), got inf
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Annotated, Any, Literal, Optional
+
+import numpy as np
+from pydantic import BeforeValidator, ValidationError, ValidationInfo
+
+from ._kernel import GAINS
+
+__all__ = [
+    "GAINS",
+    "Cutoff",
+    "RelevanceLevel",
+    "Gain",
+    "Grade",
+    "Score",
+    "Flag",
+    "check_k",
+    "check_level",
+    "check_gain",
+    "check_grade",
+    "check_score",
+    "check_flag",
+    "where",
+    "plain_error",
+]
+
+
+
+def where(query_id: Any) -> str:
+    """The prefix naming the query in an error message (``""`` when no query is known)."""
+    return "" if query_id is None else f"query {query_id!r}: "
+
+
+def _number(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, numbers.Real)
+
+
+def check_k(k: Any, field: str = "k") -> int | None:
+    """A cutoff: None (the whole list) or a positive int."""
+    if k is None:
+        return None
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        raise TypeError(f"{field} must be a positive int or None (the whole list), got {k!r}")
+    if k < 1:
+        raise ValueError(f"{field} must be a positive int or None (the whole list), got {k!r}")
+    return int(k)
+
+
+def check_level(level: Any, field: str = "relevance_level") -> float:
+    """A relevance level: any finite number. A judged document is relevant when its grade is ``>= level``;
+    an unjudged document never is (as in trec_eval)."""
+    if not _number(level):
+        raise TypeError(f"{field} must be a finite number (a grade threshold), got {level!r}")
+    try:
+        value = float(level)
+    except OverflowError:
+        value = math.inf
+    if not math.isfinite(value):
+        raise ValueError(f"{field} must be a finite number (a grade threshold), got {level!r}")
+    return value
+
+
+def check_gain(gain: Any, field: str = "gain") -> str:
+    """A gain: ``"linear"`` (g = rel, trec_eval) or ``"exponential"`` (g = 2**rel - 1)."""
+    if not isinstance(gain, str):
+        raise TypeError(
+            f"{field} must be 'linear' (g = rel) or 'exponential' (g = 2**rel - 1), got {gain!r}"
+        )
+    if gain not in GAINS:
+        raise ValueError(
+            f"{field} must be 'linear' (g = rel) or 'exponential' (g = 2**rel - 1), got {gain!r}"
+        )
+    return gain
+
+
+def check_grade(grade: Any, doc: Any, field: str, query_id: Any = None) -> float:
+    """A relevance grade of document ``doc`` in ``field``: a finite number."""
+    if not _number(grade):
+        raise TypeError(f"{where(query_id)}{field}[{doc!r}] must be a number (a relevance grade), got {grade!r}")
+    try:
+        value = float(grade)
+    except OverflowError:
+        value = math.inf
+    if not math.isfinite(value):
+        raise ValueError(f"{where(query_id)}{field}[{doc!r}] must be a finite grade, got {grade!r}")
+    return value
+
+
+def check_score(score: Any, doc: Any, field: str = "run", query_id: Any = None) -> float:
+    """A retrieval score of document ``doc`` in ``field``: a number, not NaN (±inf rank first and last)."""
+    if not _number(score):
+        raise TypeError(f"{where(query_id)}{field}[{doc!r}] must be a numeric score, got {score!r}")
+    try:
+        value = float(score)
+    except OverflowError:
+        value = math.inf if score > 0 else -math.inf
+    if math.isnan(value):
+        raise ValueError(f"{where(query_id)}{field}[{doc!r}] is NaN; scores must be numbers to rank by")
+    return value
+
+
+def check_flag(value: Any, field: str) -> bool:
+    """An on/off option: ``True`` or ``False`` (numpy booleans too), never a merely truthy value."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    raise TypeError(f"{field} must be True or False, got {value!r}")
+
+
+# ---------------------------------------------------------------------------------------------- pydantic types
+
+
+def _cutoff(value: Any, info: ValidationInfo) -> int | None:
+    return check_k(value, info.field_name or "k")
+
+
+def _level(value: Any, info: ValidationInfo) -> float:
+    return check_level(value, info.field_name or "relevance_level")
+
+
+def _gain(value: Any, info: ValidationInfo) -> str:
+    return check_gain(value, info.field_name or "gain")
+
+
+def _grade(value: Any, info: ValidationInfo) -> float:
+    field = info.field_name or "grade"
+    if not _number(value):
+        raise TypeError(f"{field} must be a number (a relevance grade), got {value!r}")
+    if not math.isfinite(float(value)):
+        raise ValueError(f"{field} must be a finite grade, got {value!r}")
+    return float(value)
+
+
+def _score(value: Any, info: ValidationInfo) -> float:
+    field = info.field_name or "score"
+    if not _number(value):
+        raise TypeError(f"{field} must be a numeric score, got {value!r}")
+    if math.isnan(float(value)):
+        raise ValueError(f"{field} is NaN; scores must be numbers to rank by")
+    return float(value)
+
+
+def _flag(value: Any, info: ValidationInfo) -> bool:
+    return check_flag(value, info.field_name or "option")
+
+
+Cutoff = Annotated[Optional[int], BeforeValidator(_cutoff)]
+"""A cutoff: None (the whole ranking) or a positive int."""
+RelevanceLevel = Annotated[float, BeforeValidator(_level)]
+"""The lowest grade that counts as relevant: any finite number."""
+Gain = Annotated[Literal["linear", "exponential"], BeforeValidator(_gain)]
+"""The gain of a grade in DCG: ``"linear"`` or ``"exponential"``."""
+Grade = Annotated[float, BeforeValidator(_grade)]
+"""A relevance grade: a finite number."""
+Score = Annotated[float, BeforeValidator(_score)]
+"""A retrieval score: a number, not NaN."""
+Flag = Annotated[bool, BeforeValidator(_flag)]
+"""An on/off option: True or False."""
+
+
+def plain_error(exc: ValidationError, owner: str = "") -> Exception:
+    """The check's own ``ValueError`` inside a pydantic ``ValidationError`` (so every entry point raises the
+    same exception with the same message); pydantic's own errors become a ``ValueError``/``TypeError``
+    naming the field."""
+    error = exc.errors()[0]
+    original = (error.get("ctx") or {}).get("error")
+    if isinstance(original, (ValueError, TypeError)):
+        return original
+    field = ".".join(str(part) for part in error.get("loc", ()))
+    prefix = f"{owner}: " if owner else ""
+    if error.get("type") == "extra_forbidden":
+        return ValueError(f"{prefix}unknown option {field!r}")
+    kind = TypeError if error.get("type", "").endswith("_type") else ValueError
+    return kind(f"{prefix}{field}: {error.get('msg', exc)}")
