@@ -34,6 +34,7 @@ prompt contains a substring these actions (checked first: concurrency makes arri
 * :func:`reply` ``(content)``: answer exactly this content.
 * :func:`malformed` ``()``: content that is not JSON.
 * :func:`preamble` ``()``: a preamble line ("Here is a question based on the text:") given as the question.
+* :func:`preamble_line` ``()``: a chatty line ("Sure! Here is the JSON you asked for:") before a valid answer.
 * :func:`refusal` ``()``: "I'm sorry, but I can't help with that." (also in ``message.refusal``).
 * :func:`duplicate` ``()``: repeat the question of the previous default answer, with this chunk's evidence.
 * :func:`bad_quote` ``()``: evidence that is not in the chunk.
@@ -66,7 +67,7 @@ import pytest
 
 __all__ = [
     "FakeOpenAIServer", "RecordedRequest", "openai_server", "default_chat_content", "fake_embedding",
-    "reply", "malformed", "preamble", "refusal", "duplicate", "bad_quote", "empty_answer", "fail", "slow",
+    "reply", "malformed", "preamble", "preamble_line", "refusal", "duplicate", "bad_quote", "empty_answer", "fail", "slow",
     "chunk_of", "word_count",
 ]
 
@@ -90,6 +91,11 @@ def malformed() -> dict[str, Any]:
 def preamble() -> dict[str, Any]:
     """Answer with a preamble line as the question."""
     return {"kind": "preamble"}
+
+
+def preamble_line() -> dict[str, Any]:
+    """Answer with a chatty line before the (valid) JSON."""
+    return {"kind": "preamble_line"}
 
 
 def refusal() -> dict[str, Any]:
@@ -302,6 +308,8 @@ class FakeOpenAIServer:
                 pass
             return content, None
         case = _default_case(chunk, qtype)
+        if kind == "preamble_line":
+            return "Sure! Here is the JSON you asked for:\n" + json.dumps({"questions": [case]}, ensure_ascii=False), None
         if kind == "preamble":
             case["question"] = PREAMBLE_TEXT
         elif kind == "duplicate":

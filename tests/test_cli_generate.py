@@ -69,6 +69,20 @@ def test_generate_from_a_folder_resumes_and_maps_spans(openai_server, tmp_path, 
     assert '"recall@1": 1.0' in stdout
 
 
+def test_a_jsonl_of_documents_is_chunked(openai_server, tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_KEY", openai_server.api_key)
+    corpus, out = tmp_path / "docs.jsonl", tmp_path / "t.jsonl"
+    corpus.write_text("".join(json.dumps({"doc_id": name, "text": text}) + "\n" for name, text in NOTES.items()),
+                      encoding="utf-8")
+    code, stdout, stderr = cli(*base(openai_server, corpus, "--samples", "3", "--types", "literal", "--output", str(out)))
+    assert code == 0, stderr
+    cases = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert len(cases) == 3 and all("#" in c["source_chunk_id"] for c in cases)
+    for case in cases:
+        (span,) = case["evidence_spans"]
+        assert NOTES[span["doc_id"]][span["start"] : span["end"]] == case["evidence"]
+
+
 def test_dry_run_sends_nothing(openai_server, tmp_path):
     corpus = tmp_path / "chunks.jsonl"
     corpus.write_text("\n".join(json.dumps({"chunk_id": f"c{i}", "text": f"Fact number {i} is that water boils at "
@@ -100,6 +114,9 @@ def test_corpus_errors_name_the_line_and_the_key_is_required(openai_server, tmp_
     assert code == 2 and "bad.jsonl line 2" in stderr
     code, _, stderr = cli(*base(openai_server, bad, "--output", str(bad)))
     assert code == 2 and "is the corpus" in stderr
+    monkeypatch.setenv("FAKE_KEY", "wrong-key")
+    code, _, stderr = cli(*base(openai_server, write_folder(tmp_path), "--output", str(tmp_path / "o.jsonl")))
+    assert code == 2 and "HTTP 401" in stderr and stderr.count("\n") == 1
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     code, _, stderr = cli("generate", "--corpus", str(write_folder(tmp_path)), "--llm-model", "gpt-4o-mini",
                           "--output", str(tmp_path / "o.jsonl"))

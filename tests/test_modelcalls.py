@@ -183,3 +183,24 @@ def test_server_embeddings_are_deterministic_and_report_usage(openai_server):
         cache = InMemoryCache()
         cache.set_many({cache_key("text-embedding-3-small", "d"): out.data[1].embedding})
         assert lookup_quietly(cache, [cache_key("text-embedding-3-small", "d")], finite_vector(16))
+
+
+def test_cached_map_embeds_only_missing_texts_once(openai_server, tmp_path):
+    from rag_eval_adapters.modelcalls import cached_map
+
+    client = openai.OpenAI(base_url=openai_server.base_url, api_key=openai_server.api_key, max_retries=0)
+    sent: list[list[str]] = []
+
+    def embed(texts):
+        sent.append(texts)
+        return [d.embedding for d in client.embeddings.create(model="e", input=texts).data]
+
+    cache = SqliteCache(tmp_path / "emb.sqlite")
+    vectors, hits = cached_map("e", ["a", "b", "a"], embed, cache, validate=finite_vector(16))
+    assert vectors == [fake_embedding("a"), fake_embedding("b"), fake_embedding("a")] and hits == 0
+    assert sent == [["a", "b"]]
+    vectors, hits = cached_map("e", ["b", "c"], embed, SqliteCache(tmp_path / "emb.sqlite"), validate=finite_vector(16))
+    assert vectors == [fake_embedding("b"), fake_embedding("c")] and hits == 1 and sent[-1] == ["c"]
+    assert len(openai_server.embedding_requests) == 2
+    with pytest.raises(ValueError, match="1 results for 2 inputs"):
+        cached_map("e", ["x", "y"], lambda texts: [[1.0]], None)

@@ -127,3 +127,25 @@ def test_a_locked_cache_never_loses_a_paid_score(tmp_path, cohere_server):
         rerank_relevancy_batch({"q1": ("capital of france", ["x"])}, reranker)
         rerank_relevancy_batch({"q1": ("capital of france", ["x"])}, reranker)
     assert len(cohere_server.rerank_requests) == 3
+
+
+def test_two_processes_share_one_rerank_cache_file(tmp_path):
+    import subprocess
+    import sys
+    import textwrap
+
+    path = tmp_path / "shared-scores.sqlite"
+    code = textwrap.dedent(f"""
+        import sys
+        from rag_eval_adapters.rerank import CachedScorer, LexicalScorer, rerank_relevancy_batch
+        scorer = CachedScorer(LexicalScorer(), {str(path)!r})
+        items = {{f"q{{i}}": (f"query {{sys.argv[1]}} {{i}}", [f"text {{i}}", f"other {{sys.argv[1]}}"]) for i in range(120)}}
+        result = rerank_relevancy_batch(items, scorer, progress=False)
+        assert not result.errors, result.errors
+        print(scorer.misses)
+    """)
+    procs = [subprocess.Popen([sys.executable, "-W", "error::RuntimeWarning", "-c", code, name],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for name in "ab"]
+    outs = [p.communicate() for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [err for _, err in outs]
+    assert sum(int(out) for out, _ in outs) == len(SqliteScoreCache(path)) == 480

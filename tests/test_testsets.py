@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 
 import pytest
 
@@ -18,6 +19,7 @@ from openai_server import (  # noqa: F401
     malformed,
     openai_server,
     preamble,
+    preamble_line,
     refusal,
     reply,
     slow,
@@ -177,6 +179,13 @@ def test_a_malformed_reply_is_repaired_once(openai_server):
     assert "could not be read as JSON" in openai_server.chat_requests[1].prompt
 
 
+def test_a_chatty_line_before_the_json_needs_no_repair(openai_server):
+    openai_server.on_prompt("Seine", preamble_line())
+    testset = run(openai_server, [chunk_with("Seine")], samples=1)
+    assert len(testset) == 1 and len(openai_server.chat_requests) == 1
+    assert not testset[0].query.lower().startswith("sure")
+
+
 def test_missing_questions_and_short_chunks(openai_server):
     chunks = [chunk_with("Seine"), chunk_with("Louvre"), {"chunk_id": "tiny", "text": "Too short.", "doc_id": "t"}]
     openai_server.handler = lambda body: json.dumps({"questions": [
@@ -299,6 +308,10 @@ def test_an_interrupted_run_resumes_without_asking_again(openai_server, tmp_path
     assert TestSet.from_jsonl(out).queries() == resumed.queries()
     generate_testset(sentence_chunks(), llm(openai_server), **options)  # all finished: nothing sent
     assert len(openai_server.chat_requests) == before + 8 - len(set(asked[:before]))
+    smaller = generate_testset(sentence_chunks(), llm(openai_server), **{**options, "samples": 5})
+    assert [c.query_id for c in smaller] == [c.query_id for c in resumed][:5] and smaller.summary["generated"] == 5
+    larger = generate_testset(sentence_chunks(), llm(openai_server), **{**options, "samples": 10})
+    assert len(larger) == 10 and larger.summary["calls"] == 2 and larger.summary["resumed_cases"] == 8
 
 
 def _texts():
@@ -347,6 +360,42 @@ def test_testset_round_trips_and_feeds_the_evaluators(openai_server, tmp_path):
     bad.write_text(path.read_text(encoding="utf-8") + '{"query_id": "x"}\n', encoding="utf-8")
     with pytest.raises(ValueError, match=r"bad.jsonl line 9: missing field"):
         TestSet.from_jsonl(bad)
+
+
+def test_a_wrong_key_stops_the_run_with_a_named_error(openai_server):
+    from rag_eval_adapters.modelcalls import ModelCallError
+
+    wrong = OpenAICompatibleLLM("gpt-4o-mini", base_url=openai_server.base_url, api_key="wrong-key")
+    with pytest.raises(ModelCallError, match="HTTP 401") as info:
+        generate_testset(sentence_chunks(), wrong, samples=8, min_chunk_chars=10, max_concurrency=1)
+    assert info.value.status_code == 401 and len(openai_server.chat_requests) <= 2
+
+
+def test_concurrency_is_bounded(openai_server):
+    openai_server.latency = 0.05
+    testset = run(openai_server, samples=8, max_concurrency=2)
+    assert len(testset) == 8 and 1 <= openai_server.max_in_flight <= 2
+
+
+def test_several_questions_per_chunk_get_distinct_ids(openai_server):
+    chunk = chunk_with("capital of France")
+    openai_server.handler = lambda body: json.dumps({"questions": [
+        {"question": "Which city is the capital of France?", "answer": "Paris", "evidence": "Paris is the capital of France"},
+        {"question": "What is the largest French city?", "answer": "Paris", "evidence": "its largest city"},
+        {"question": "A third question nobody asked for?", "answer": "x", "evidence": "Paris"}]})
+    testset = run(openai_server, [chunk], samples=2, per_chunk=2, types=["literal"])
+    assert len(testset) == 2 and len({c.query_id for c in testset}) == 2 and testset.summary["dropped"] == {}
+    assert [c.evidence for c in testset] == ["Paris is the capital of France", "its largest city"]
+    assert len(openai_server.chat_requests) == 1 and "Write 2 question(s)" in openai_server.chat_requests[0].prompt
+
+
+def test_langsmith_examples_match_the_sdk_schema(openai_server):
+    schemas = pytest.importorskip("langsmith.schemas")
+    for example in run(openai_server, samples=2).to_langsmith_examples():
+        with warnings.catch_warnings():  # newer langsmith versions call `outputs` `reference_outputs` too
+            warnings.simplefilter("ignore", DeprecationWarning)
+            created = schemas.ExampleCreate(**example)
+        assert created.inputs == example["inputs"] and created.outputs["expected_ids"]
 
 
 def test_bad_arguments_are_refused(openai_server):

@@ -107,3 +107,37 @@ def test_adapters_refuse_other_objects():
         LlamaIndexChatLLM(object())
     with pytest.raises(TypeError, match="LangChain chat model"):
         LangChainChatLLM(object())
+
+
+def test_a_llamaindex_retriever_rank_agrees_with_evaluate_dataset(openai_server, tmp_path):
+    from llama_index.core.base.base_retriever import BaseRetriever
+    from llama_index.core.evaluation import RetrieverEvaluator
+    from llama_index.core.schema import NodeWithScore, TextNode
+
+    from rag_eval_adapters.llamaindex import HitRate, evaluate_dataset
+
+    corpus = {
+        "arteries": "Arteries carry blood away from the heart to the organs of the body.",
+        "veins": "Veins return blood from the organs back to the heart through valves.",
+        "lungs": "The lungs add oxygen to the blood and remove carbon dioxide from it.",
+        "kidneys": "The kidneys filter waste from the blood and produce urine every day.",
+    }
+    nodes = [TextNode(id_=k, text=v) for k, v in corpus.items()]
+
+    class Keyword(BaseRetriever):
+        def _retrieve(self, query_bundle):
+            words = set(query_bundle.query_str.lower().split())
+            scored = sorted(nodes, key=lambda n: (-len(words & set(n.text.lower().split())), n.node_id))
+            return [NodeWithScore(node=n, score=1.0) for n in scored[:2]]
+
+    retriever = Keyword()
+    out = tmp_path / "t.jsonl"
+    testset = generate_testset(nodes, llama(openai_server), samples=4, min_chunk_chars=20, retriever=retriever,
+                               output=out)
+    assert len(testset) == 4 and all(c.relevant_chunk_ids == [c.source_chunk_id] for c in testset)
+    evaluator = RetrieverEvaluator(metrics=[HitRate(top_k=1), HitRate(top_k=2)], retriever=retriever)
+    for dataset in (testset.to_rows(), str(out)):
+        run = evaluate_dataset(evaluator, dataset, workers=2, show_progress=False)
+        ranks = [c.retriever_rank for c in testset]
+        assert run.mean["hit_rate@1"] == sum(r == 1 for r in ranks) / 4
+        assert run.mean["hit_rate@2"] == sum(r is not None and r <= 2 for r in ranks) / 4

@@ -126,7 +126,7 @@ def _llm(args: argparse.Namespace) -> Any:
 
 
 def cmd_generate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    from ..modelcalls import CacheError, Prices
+    from ..modelcalls import CacheError, ModelCallError, Prices
     from ..testsets import generate_testset
 
     _check_numbers(args)
@@ -143,7 +143,7 @@ def cmd_generate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
             prices=prices, timeout=args.timeout, min_chunk_chars=args.min_chunk_chars,
             progress=progress_enabled(stderr),
         )
-    except (ValueError, TypeError, CacheError) as exc:
+    except (ValueError, TypeError, CacheError, ModelCallError) as exc:
         raise CLIError(_one_line(str(exc))) from None
     print(json.dumps(testset.summary, indent=2, ensure_ascii=False), file=stdout)
     return 0

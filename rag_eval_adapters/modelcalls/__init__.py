@@ -5,7 +5,8 @@
   timeout; the final failure is a :class:`ModelCallError`.
 * :func:`cache_key`, :class:`InMemoryCache`, :class:`SqliteCache`, :func:`open_cache`: results keyed by an
   unambiguous hash of (model, input, parameters); tampered values are ignored; SQLite files are shared safely
-  by processes (WAL, busy timeout); :func:`store_quietly` never loses a result to a failing cache.
+  by processes (WAL, busy timeout); :func:`store_quietly` never loses a result to a failing cache;
+  :func:`cached_map` sends only the inputs missing from the cache (e.g. embeddings by content hash).
 * :class:`CallLimiter`: bounded concurrency and a start-rate limit.
 * :class:`UsageMeter` / :class:`Usage` / :class:`Prices`: calls, cache hits, tokens and cost.
 
@@ -21,6 +22,7 @@ from .cache import (
     InMemoryCache,
     SqliteCache,
     cache_key,
+    cached_map,
     canonical_json,
     finite_score,
     finite_vector,
@@ -54,6 +56,7 @@ __all__ = [
     "Usage",
     "UsageMeter",
     "cache_key",
+    "cached_map",
     "call_with_retry",
     "canonical_json",
     "classify_exception",

@@ -21,7 +21,7 @@ import os
 import sqlite3
 import threading
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -30,6 +30,7 @@ __all__ = [
     "CacheWriteWarning",
     "CallCache",
     "InMemoryCache",
+    "cached_map",
     "SqliteCache",
     "cache_key",
     "canonical_json",
@@ -270,3 +271,40 @@ def finite_vector(dim: int | None = None) -> Callable[[Any], list[float]]:
         return [float(v) for v in value]
 
     return check
+
+
+def cached_map(
+    namespace: str,
+    inputs: Sequence[Any],
+    compute: Callable[[list[Any]], Sequence[Any]],
+    cache: CallCache | None,
+    *,
+    params: Mapping[str, Any] | None = None,
+    validate: Callable[[Any], Any] | None = None,
+) -> tuple[list[Any], int]:
+    """``compute`` applied to ``inputs`` through ``cache``: ``(results in input order, cache hits)``.
+
+    Each input is keyed by :func:`cache_key` ``(namespace, input, params)`` (a hash of its content, so equal
+    texts share an entry); only the inputs missing from the cache (or whose cached value ``validate`` rejects)
+    are passed to ``compute``, once each, in one call that must return one result per input. New results are
+    stored with :func:`store_quietly` (a failing cache warns, the results are still returned). Suits
+    embeddings (``validate=finite_vector(dim)``) and any other per-input model call.
+    """
+    keys = [cache_key(namespace, item, params) for item in inputs]
+    found = lookup_quietly(cache, set(keys), validate) if cache is not None else {}
+    hits = sum(1 for k in keys if k in found)
+    todo: dict[str, Any] = {}
+    for key, item in zip(keys, inputs):
+        if key not in found and key not in todo:
+            todo[key] = item
+    if todo:
+        results = list(compute(list(todo.values())))
+        if len(results) != len(todo):
+            raise ValueError(f"compute returned {len(results)} results for {len(todo)} inputs ({namespace})")
+        if validate is not None:
+            results = [validate(r) for r in results]
+        new = dict(zip(todo, results))
+        if cache is not None:
+            store_quietly(cache, new)
+        found.update(new)
+    return [found[k] for k in keys], hits

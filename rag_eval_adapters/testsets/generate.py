@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
 import os
-import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -24,10 +25,12 @@ from ..modelcalls import (
     open_cache,
     store_quietly,
 )
+from ..progress import progress_bar
 from .build import DROP_REASONS, Corpus, Settings, Task, build_cases
 from .chunks import Chunk, as_chunks, sample_chunks
 from .journal import Journal, journal_path
 from .llm import ChatLLM, Completion, as_chat_llm
+from .parsing import ReplyError, is_refusal, parse_reply
 from .prompts import PROMPT_VERSION, QUESTION_TYPES, build_messages, repair_messages
 from .retrieval import retriever_rank
 from .testset import TestCase, TestSet
@@ -36,6 +39,8 @@ __all__ = ["generate_testset", "plan_tasks", "OUTPUT_TOKENS_PER_QUESTION"]
 
 #: the dry-run estimate of completion tokens per requested question
 OUTPUT_TOKENS_PER_QUESTION = 80
+#: HTTP statuses that stop the run (bad key, no access, unknown model or endpoint) instead of dropping a case
+FATAL_STATUS = frozenset({401, 403, 404})
 
 
 def _check_args(samples: Any, types: Any, per_chunk: Any, max_concurrency: Any, min_chunk_chars: Any) -> tuple[str, ...]:
@@ -116,7 +121,7 @@ class _Caller:
             raise TypeError(f"{self.llm!r}.chat must return a Completion, got {type(done).__name__}")
         self.meter.add(calls=1, input_tokens=done.input_tokens, output_tokens=done.output_tokens)
         if self.cache is not None:
-            store_quietly(self.cache, {self.key(messages): done.__dict__})
+            store_quietly(self.cache, {self.key(messages): dataclasses.asdict(done)})
         return done
 
 
@@ -129,8 +134,6 @@ def _completion_value(value: Any) -> Completion:
 
 def _ask(caller: _Caller, task: Task) -> dict[str, Any]:
     """The model replies for one task (a repair request when the first is not JSON)."""
-    from .parsing import ReplyError, parse_reply
-
     messages = build_messages(task.chunk.text, task.qtype, task.n)
     what = f"generation for chunk {task.chunk.chunk_id!r} ({task.qtype})"
     first = caller.chat(messages, what)
@@ -140,8 +143,6 @@ def _ask(caller: _Caller, task: Task) -> dict[str, Any]:
     try:
         parse_reply(first.text)
     except ReplyError:
-        from .parsing import is_refusal
-
         if not is_refusal(first.text):
             reply["texts"].append(caller.chat(repair_messages(messages, first.text), what + " (repair)").text)
     return reply
@@ -150,18 +151,6 @@ def _ask(caller: _Caller, task: Task) -> dict[str, Any]:
 def _estimate_tokens(text: str) -> int:
     cjk = sum(1 for ch in text if "\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
     return cjk + math.ceil((len(text) - cjk) / 4)
-
-
-def _progress(total: int, show: bool | None):
-    if show is None:
-        show = sys.stderr.isatty()
-    if not show or os.environ.get("TQDM_DISABLE", "").strip().lower() not in ("", "0", "false", "no"):
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover
-        return None
-    return tqdm(total=total, desc="generate test set", unit="chunk")
 
 
 class _Output:
@@ -192,6 +181,13 @@ class _Output:
     def reply(self, key: str) -> dict[str, Any] | None:
         return self.journal.replies.get(key) if self.journal is not None else None
 
+    def resumed_cases(self, keys: set[str]) -> list[TestCase]:
+        """The cases already written for the planned tasks ``keys`` (a smaller re-run returns fewer)."""
+        if self.journal is None:
+            return []
+        kept = {qid for key, record in self.journal.done.items() if key in keys for qid in record.get("kept") or []}
+        return [c for c in self.cases if c.query_id in kept]
+
     def resumed_drops(self, keys: set[str]) -> Counter:
         counts: Counter = Counter()
         if self.journal is not None:
@@ -203,8 +199,6 @@ class _Output:
     def write(self, key: str, cases: list[TestCase], dropped: Counter) -> None:
         if self.path is None or self.journal is None:
             return
-        import json
-
         with open(self.path, "a", encoding="utf-8") as handle:
             for case in cases:
                 handle.write(json.dumps(case.to_dict(), ensure_ascii=False) + "\n")
@@ -251,13 +245,14 @@ def _dry_run(tasks: list[Task], out: _Output, caller: _Caller, settings: Setting
         calls += 1
         input_tokens += sum(_estimate_tokens(m["content"]) for m in messages)
         output_tokens += task.n * OUTPUT_TOKENS_PER_QUESTION
+    resumed = out.resumed_cases({t.key(settings) for t in tasks})
     summary = {
         "dry_run": True, "requested": samples, "tasks": len(tasks), "calls": calls, "cached_calls": cached,
         "estimated_input_tokens": input_tokens, "estimated_output_tokens": output_tokens,
         "estimated_cost": prices.cost(input_tokens, output_tokens) if prices else None,
-        "skipped_short_chunks": skipped, "not_enough_chunks": shortfall, "resumed_cases": len(out.cases),
+        "skipped_short_chunks": skipped, "not_enough_chunks": shortfall, "resumed_cases": len(resumed),
     }
-    return TestSet(out.cases, summary)
+    return TestSet(resumed, summary)
 
 
 def generate_testset(
@@ -320,7 +315,8 @@ def generate_testset(
     min_chunk_chars : int
         Chunks with fewer non-blank characters are skipped (counted in ``summary["skipped_short_chunks"]``).
     progress : bool, optional
-        A tqdm bar (default: when stderr is a terminal; ``TQDM_DISABLE`` turns it off).
+        A progress bar (default: when stderr is a terminal and ``TQDM_DISABLE`` allows it; see
+        :mod:`rag_eval_adapters.progress`).
 
     Returns
     -------
@@ -354,9 +350,10 @@ def _run(tasks: list[Task], out: _Output, caller: _Caller, settings: Settings, c
     keys = [t.key(settings) for t in tasks]
     dropped = out.resumed_drops(set(keys))
     dropped["not_enough_chunks"] += shortfall
-    cases = list(out.cases)
+    resumed = out.resumed_cases(set(keys))
+    cases = list(resumed)
     kept_questions = [c.query for c in cases]
-    bar = _progress(len(tasks), progress)
+    bar = progress_bar(total=len(tasks), desc="generate test set", unit="chunk", show=progress)
 
     def work(task: Task, key: str) -> dict[str, Any]:
         reply = _ask(caller, task)
@@ -377,7 +374,9 @@ def _run(tasks: list[Task], out: _Output, caller: _Caller, settings: Settings, c
             if pending is not None:
                 try:
                     reply = pending.result() if isinstance(pending, Future) else pending
-                except ModelCallError:
+                except ModelCallError as exc:
+                    if exc.status_code in FATAL_STATUS:  # every further call would fail the same way
+                        raise
                     dropped["call_failed"] += task.n
                     reply = None
                 if reply is not None:
@@ -388,11 +387,9 @@ def _run(tasks: list[Task], out: _Output, caller: _Caller, settings: Settings, c
                     out.write(key, outcome.cases, outcome.dropped)
                     cases.extend(outcome.cases)
                     dropped.update(outcome.dropped)
-            if bar is not None:
-                bar.update(1)
+            bar.update(1)
         finished = True
     finally:  # interrupted: no new calls; the ones in flight finish and are journaled (they are paid for)
         pool.shutdown(wait=not finished, cancel_futures=True)
-        if bar is not None:
-            bar.close()
-    return TestSet(cases, _summary(samples, cases, dropped, skipped, meter, len(out.cases)))
+        bar.close()
+    return TestSet(cases, _summary(samples, cases, dropped, skipped, meter, len(resumed)))

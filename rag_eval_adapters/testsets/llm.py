@@ -133,13 +133,13 @@ _ADAPTERS = {  # framework module prefix -> (adapter module, class); imported on
 def as_chat_llm(llm: Any) -> ChatLLM:
     """``llm`` as a :class:`ChatLLM`: itself when it already is one, a LlamaIndex ``LLM`` or a LangChain chat
     model wrapped by its adapter; anything else is refused with a TypeError saying what is accepted."""
-    if isinstance(llm, ChatLLM):
-        return llm
-    for klass in type(llm).__mro__:
+    for klass in type(llm).__mro__:  # frameworks first: their objects may look like a ChatLLM
         top = klass.__module__.split(".")[0]
         for prefix, (module, name) in _ADAPTERS.items():
             if top == prefix or top.startswith(prefix + "_"):
                 return getattr(importlib.import_module(module), name)(llm)
+    if isinstance(llm, ChatLLM):
+        return llm
     raise TypeError(
         f"llm must be a LlamaIndex LLM, a LangChain chat model or OpenAICompatibleLLM(model, base_url=...); got "
         f"{type(llm).__name__}"

@@ -165,7 +165,8 @@ class TestSet:
     def to_langsmith_examples(self) -> list[dict[str, Any]]:
         """Examples for ``langsmith.Client().create_examples(dataset_id=..., examples=...)``: ``inputs``
         ``{"question"}``, ``outputs`` ``{"expected_ids", "answer", "evidence"}`` (``expected_ids`` is what the
-        LangChain evaluators of this package read) and ``metadata`` (query id, type, source chunk, language)."""
+        LangChain evaluators of this package read; ``outputs`` is the key every langsmith version accepts, newer
+        ones also name it ``reference_outputs``) and ``metadata`` (query id, type, source chunk, language)."""
         return [
             {
                 "inputs": {"question": c.query},
