@@ -114,3 +114,24 @@ def test_bad_input_names_the_field():
         rouge_l("x", ["a", 2])
     with pytest.raises(ValueError, match="punctuation must be"):
         Normalization(punctuation="drop")
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40) | st.sampled_from(
+    ["Москва!", "北京是中国的首都。", "The cat", "ＡＢＣ", "l’Europe", "GPT-4 ответил: 東京", ""])
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXT, TEXT)
+def test_any_unicode_text_scores_in_the_unit_interval(prediction, reference):
+    for value in (exact_match(prediction, reference), *token_f1(prediction, reference), *rouge_l(prediction, reference)):
+        assert 0.0 <= value <= 1.0
+    assert exact_match(prediction, prediction) == 1.0
+    if SQUAD.tokens(prediction):
+        assert token_f1(prediction, prediction).f1 == 1.0
+    if ROUGE.tokens(prediction):
+        assert rouge_l(prediction, [reference, prediction]).f1 == 1.0
+    for token in SQUAD.tokens(prediction) + ROUGE.tokens(prediction):
+        assert token and not any(c.isspace() for c in token)

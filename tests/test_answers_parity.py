@@ -58,6 +58,14 @@ def test_rouge_l_with_several_references_equals_score_multi():
         assert (ours.precision, ours.recall, ours.f1) == tuple(theirs)
 
 
+def test_control_characters_and_odd_spacing_agree_too():
+    cases = [("the\x01x a", "x"), ("\x7fan apple", "apple"), ("a\x00b the", "a\x00b"), ("\x0bthe\x0ccat", "cat"),
+             ("The\u00a0cat", "cat"), ("", ""), ("a an the", ""), ("--", "!!")]
+    for prediction, reference in cases:
+        assert exact_match(prediction, reference) == float(exact_match_score(prediction, reference)), prediction
+        assert token_f1(prediction, reference).f1 == f1_score(prediction, reference), prediction
+
+
 def _lcs_table(a, b):
     table = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
     for i in range(1, len(a) + 1):

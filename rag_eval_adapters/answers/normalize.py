@@ -46,6 +46,7 @@ CJK_RANGES: tuple[tuple[int, int], ...] = (
 _ASCII_PUNCT = string.punctuation.encode("ascii")
 _ASCII_NON_ALNUM = bytes(c for c in range(128) if not chr(c).isalnum())
 _ASCII_TO_SPACE = bytes.maketrans(_ASCII_NON_ALNUM, b" " * len(_ASCII_NON_ALNUM))
+_ASCII_CONTROL_RE = re.compile("[\x00-\x08\x0e-\x1b\x7f]")  # neither word characters nor white space
 _CJK_CLASS = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in CJK_RANGES)
 _CJK_RE = re.compile(f"[{_CJK_CLASS}]")
 _CJK_TOKENS_RE = re.compile(f"[{_CJK_CLASS}]|[^\\s{_CJK_CLASS}]+")
@@ -140,17 +141,16 @@ class Normalization:
 
     def _ascii_tokens(self, text: str) -> list[str]:
         # ASCII is invariant under every Unicode normal form, and casefold() is lower() on it. After
-        # "remove" or "split" only letters, digits and white space remain, so \b(a|an|the)\b matches
-        # exactly the whole tokens "a", "an", "the".
+        # "remove" or "split" only letters, digits, white space and control characters remain; without
+        # control characters \b(a|an|the)\b matches exactly the whole tokens "a", "an", "the".
         if self.casefold:
             text = text.lower()
         if self.punctuation == "remove":
             text = text.encode("ascii").translate(None, _ASCII_PUNCT).decode("ascii")
         elif self.punctuation == "split":
             text = text.encode("ascii").translate(_ASCII_TO_SPACE).decode("ascii")
-        elif self._article_re is not None:
-            text = self._article_re.sub(" ", text)
-            return text.split()
+        if self._article_re is not None and (self.punctuation == "keep" or _ASCII_CONTROL_RE.search(text)):
+            return self._article_re.sub(" ", text).split()
         tokens = text.split()
         articles = self._article_set
         if articles:
