@@ -87,7 +87,7 @@ def test_a_bad_test_set_line_is_one_error_line_naming_it(inputs, tmp_path):
     (["--candidates", "0"], "--candidates must be a positive integer"),
     (["--e2e-limit", "-1"], "--e2e-limit must be 0 or more"),
     (["--chunking", "abc"], "SIZE:OVERLAP"),
-    (["--generate"], "--generate needs the test-set generator"),
+    (["--generate"], "give --testset FILE or --generate"),
 ])
 def test_bad_options_are_refused_before_any_work(inputs, tmp_path, argv, message):
     docs, testset = inputs
@@ -141,6 +141,21 @@ def test_the_cli_answers_with_an_llm_model_on_a_base_url(inputs, tmp_path, opena
     report = json.loads((tmp_path / "r" / "report.json").read_text())
     assert report["configurations"]["s32o8/bm25"]["answers"]["queries"] == 3
     assert report["usage"]["answerer"]["name"] == "llm:test-model" and len(openai_server.chat_requests) == 3
+
+
+def test_generate_writes_a_test_set_with_the_llm_and_benchmarks_on_it(inputs, tmp_path, openai_server, monkeypatch):
+    docs, _ = inputs
+    monkeypatch.setenv("OPENAI_API_KEY", openai_server.api_key)
+    out = tmp_path / "r"
+    code, stdout, stderr = run("bench", "--documents", str(docs), "--generate", "--samples", "4", "--chunking", "32:8",
+                               "--retriever", "bm25", "--skip-e2e", "--llm-model", "test-model", "--llm-base-url",
+                               openai_server.base_url, "--output", str(out))
+    assert code == 0, stderr
+    generated = [json.loads(line) for line in (out / "testset.jsonl").read_text().splitlines() if line.strip()]
+    assert generated and all(c["evidence_spans"] for c in generated)
+    report = json.loads((out / "report.json").read_text())
+    assert report["provenance"]["testset"]["cases"] == len(generated)
+    assert report["configurations"]["s32o8/bm25"]["mean"]["hit_rate@20"] > 0
 
 
 def _llm(server):

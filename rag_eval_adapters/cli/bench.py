@@ -37,7 +37,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--llm-base-url", metavar="URL", help="an OpenAI-compatible server (default: OpenAI)")
     p.add_argument("--llm-api-key-env", default="OPENAI_API_KEY", metavar="NAME",
                    help="environment variable holding the API key (default OPENAI_API_KEY)")
-    p.add_argument("--generate", action="store_true", help="generate the test set with the LLM first")
+    p.add_argument("--generate", action="store_true",
+                   help="first generate the test set (OUTPUT/testset.jsonl) with --llm-model from the first chunking")
     p.add_argument("--samples", type=int, default=30, metavar="N", help="questions to generate (with --generate)")
     p.add_argument("--permutations", type=int, default=2000, metavar="N",
                    help="sign flips and bootstrap samples of the paired tests (default 2000)")
@@ -52,12 +53,13 @@ def _check_args(args: argparse.Namespace) -> None:
             raise CLIError(f"--{name} must be a positive integer, got {getattr(args, name)}")
     if args.e2e_limit < 0:
         raise CLIError(f"--e2e-limit must be 0 or more, got {args.e2e_limit}")
-    if args.generate:
-        # TODO(bench): call the test-set generator (rag_eval_adapters.testsets) once it lands.
-        raise CLIError("--generate needs the test-set generator (rag-eval generate); generate a test set "
-                       "with it and pass --testset")
-    if not args.testset:
-        raise CLIError("give --testset FILE (or --generate with an LLM)")
+    if args.generate and args.testset:
+        raise CLIError("give --testset FILE or --generate (which writes OUTPUT/testset.jsonl), not both")
+    if args.generate and not args.llm_model:
+        raise CLIError("--generate writes the test set with an LLM: give --llm-model (and --llm-base-url for a "
+                       "local server)")
+    if not args.testset and not args.generate:
+        raise CLIError("give --testset FILE (or --generate with --llm-model)")
     if args.testset and not Path(args.testset).is_file():
         raise CLIError(f"test set file not found: {args.testset}")
     if not Path(args.documents).exists():
@@ -68,26 +70,53 @@ def _check_args(args: argparse.Namespace) -> None:
             raise CLIError(f"--output {args.output} holds the input {given}; write the report elsewhere")
 
 
-def _answerer(args: argparse.Namespace) -> Any:
-    if not args.llm_model:
-        return "extractive"
-    from ..bench import LLMAnswerer
+def _cache_file(args: argparse.Namespace, name: str) -> str:
+    folder = Path(args.cache_dir or Path(args.output) / ".cache")
+    folder.mkdir(parents=True, exist_ok=True)
+    return str(folder / name)
+
+
+def _llm(args: argparse.Namespace) -> Any:
     from ..testsets import OpenAICompatibleLLM
 
     key = os.environ.get(args.llm_api_key_env)
     if not key and not args.llm_base_url:
         raise CLIError(f"--llm-model needs an API key in ${args.llm_api_key_env} (or --llm-base-url for a local server)")
-    cache = Path(args.cache_dir or Path(args.output) / ".cache") / "answers.sqlite"
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    return LLMAnswerer(OpenAICompatibleLLM(args.llm_model, base_url=args.llm_base_url, api_key=key), cache=str(cache))
+    return OpenAICompatibleLLM(args.llm_model, base_url=args.llm_base_url, api_key=key)
+
+
+def _answerer(args: argparse.Namespace) -> Any:
+    if not args.llm_model:
+        return "extractive"
+    from ..bench import LLMAnswerer
+
+    return LLMAnswerer(_llm(args), cache=_cache_file(args, "answers.sqlite"))
+
+
+def _generate(args: argparse.Namespace, chunking: str, stderr: TextIO) -> str:
+    """Write OUTPUT/testset.jsonl with the test-set generator over the first chunking's chunks."""
+    from ..bench import load_documents, parse_chunking
+    from ..testsets import generate_testset
+
+    chunks = parse_chunking(chunking).split(load_documents(args.documents))
+    records = [{"chunk_id": c.chunk_id, "text": c.text, "doc_id": c.doc_id, "start": c.start} for c in chunks]
+    path = Path(args.output) / "testset.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    testset = generate_testset(records, _llm(args), samples=args.samples, cache=_cache_file(args, "generate.sqlite"),
+                               output=str(path), progress=progress_enabled(stderr))
+    print(f"rag-eval: generated {path}: {testset.summary.get('generated')} questions", file=stderr)
+    return str(path)
 
 
 def cmd_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from ..bench import BenchSettings, run_bench
     from ..bench.console import print_summary
+    from ..modelcalls import CacheError, ModelCallError
 
     _check_args(args)
     try:
+        if args.generate:
+            args.testset = _generate(args, (args.chunking or ["256:32"])[0], stderr)
         settings = BenchSettings(ks=tuple(parse_ks(args.k) or (1, 3, 5, 10, 20)), candidates=args.candidates,
                                  eval_mode=args.eval_mode, e2e_limit=0 if args.skip_e2e else args.e2e_limit,
                                  permutations=args.permutations)
@@ -95,7 +124,7 @@ def cmd_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
                            retrievers=args.retriever or ["bm25", "e5", "hybrid"], rerankers=args.rerank or [],
                            settings=settings, answerer=_answerer(args), output_dir=args.output,
                            cache_dir=args.cache_dir, show_progress=progress_enabled(stderr))
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, ModelCallError, CacheError) as exc:
         raise CLIError(_one_line(str(exc))) from None
     except OSError as exc:
         raise CLIError(f"{getattr(exc, 'filename', '') or ''} {exc.strerror or exc}".strip()) from None
