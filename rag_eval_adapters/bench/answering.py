@@ -43,6 +43,14 @@ class ExtractiveAnswerer:
     def __repr__(self) -> str:
         return f"ExtractiveAnswerer(embedder={self.embedder!r})"
 
+    def prepare(self, questions: Sequence[str], contexts: Sequence[Sequence[str]]) -> None:
+        """Embed every question and every sentence of ``contexts`` in two batched calls (warms the cache)."""
+        sentences = list(dict.fromkeys(s for group in contexts for c in group for s in split_sentences(c)))
+        if sentences:
+            self.embedder.embed_passages(sentences)
+        if questions:
+            self.embedder.embed_queries(list(dict.fromkeys(questions)))
+
     def answer(self, question: str, contexts: Sequence[str]) -> str:
         """The sentence of ``contexts`` most similar to ``question`` (empty when there is no context)."""
         sentences = list(dict.fromkeys(s for c in contexts for s in split_sentences(c)))

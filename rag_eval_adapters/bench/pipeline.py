@@ -146,6 +146,11 @@ def _answer_all(results: list[ConfigResult], cases: list[Case], chunks: dict[str
 
     chosen = [c for c in cases if c.answer][: settings.e2e_limit]
     memo: dict[tuple, str] = {}  # the same question over the same chunks is answered (and paid for) once
+    if hasattr(answerer, "prepare"):  # batch the work of every configuration (E5 embeddings) up front
+        texts_of = {name: {c.chunk_id: c.text for c in found} for name, found in chunks.items()}
+        answerer.prepare([c.query for c in chosen] * len(results),
+                         [[texts_of[r.chunking][d] for d, _ in r.run.get(c.query_id, [])[: settings.answer_k]]
+                          for r in results for c in chosen])
     for result in _progress(results, "answering", len(results), show):
         texts = {c.chunk_id: c.text for c in chunks[result.chunking]}
         answered, errors = [], {}
