@@ -29,7 +29,10 @@ from .measures import (
     parse_metric,
     parse_metrics,
 )
+from .jsonl import read_jsonl_qrels, read_jsonl_run
+from .readers import read_qrels, read_run
 from .report import GroupedReport, GroupStats, Report
+from .tables import read_table_qrels, read_table_run
 from .trec import read_trec_qrels, read_trec_run
 
 __all__ = [
@@ -39,8 +42,14 @@ __all__ = [
     "Report",
     "GroupedReport",
     "GroupStats",
+    "read_qrels",
+    "read_run",
     "read_trec_qrels",
     "read_trec_run",
+    "read_jsonl_qrels",
+    "read_jsonl_run",
+    "read_table_qrels",
+    "read_table_run",
     "Metric",
     "HitRate",
     "MRR",

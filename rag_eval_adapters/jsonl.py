@@ -12,20 +12,24 @@ Run lines, one per query, in any of these forms::
     {"query_id": "q1", "scores": {"d7": 3.1, "d2": 2.4}}                      # ranked by score
 
 A run with scores is ranked as trec_eval ranks it: score descending, ties broken by document id
-descending.  Blank lines are skipped.  Any malformed line raises :class:`ValueError` naming the
-file and the line number, and saying what the line should look like.
+descending.  Blank lines are skipped.  Any malformed line (bad JSON, a bad byte, nesting too deep, a
+number out of range) raises :class:`ValueError` naming the file and the line number, and saying what
+the line should look like.  Files may be gzip-compressed; ``"-"`` reads standard input.  Grades are
+integers within the 64-bit range; scores are finite numbers.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any, Union
 
+from ._numbers import check_grade, check_score, shown
+from ._sources import Source, open_source, text_lines
+
 __all__ = ["read_jsonl_qrels", "read_jsonl_run", "looks_like_jsonl"]
 
-PathLike = Union[str, Path]
+PathLike = Union[str, Path, Source]
 
 _QRELS_HINT = (
     'expected {"query_id": ..., "expected_ids": [...]} or {"query_id": ..., "relevance": {id: grade}}'
@@ -39,34 +43,43 @@ _RUN_HINT = (
 def looks_like_jsonl(path: PathLike) -> bool:
     """Return True when ``path`` holds JSON Lines rather than whitespace-separated TREC columns.
 
-    Decided by the extension (``.jsonl``, ``.ndjson``, ``.json``) or else by the first non-blank
-    character of the file being ``{``.
+    Decided by the extension (``.jsonl``, ``.ndjson``, ``.json``, also followed by ``.gz``) or else by
+    the first non-blank character of the file being ``{``.
     """
-    p = Path(path)
-    if p.suffix.lower() in (".jsonl", ".ndjson", ".json"):
+    source = open_source(path)
+    if Path(source.stem_name).suffix in (".jsonl", ".ndjson", ".json"):
         return True
-    with open(p, encoding="utf-8") as handle:
-        for line in handle:
-            stripped = line.strip()
-            if stripped:
-                return stripped.startswith("{")
-    return False
+    return first_line(source).lstrip().startswith("{")
+
+
+def first_line(source: Source) -> str:
+    """The first line that is not blank (``""`` when there is none); a bad byte past it is no error here."""
+    try:
+        for _, line in text_lines(source):
+            if line.strip():
+                return line
+    except ValueError:
+        return ""
+    return ""
 
 
 def _lines(path: PathLike):
     """Yield ``(line_number, parsed_object)`` for every non-blank line of a JSONL file."""
-    p = Path(path)
-    with open(p, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{p}:{number}: not valid JSON ({exc.msg})") from None
-            if not isinstance(obj, dict):
-                raise ValueError(f"{p}:{number}: expected a JSON object, got {type(obj).__name__}")
-            yield number, obj
+    source = open_source(path)
+    for number, line in text_lines(source):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{source}:{number}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        except RecursionError:
+            raise ValueError(f"{source}:{number}: the JSON is nested too deeply to read") from None
+        except ValueError:  # an integer of more than 4300 digits
+            raise ValueError(f"{source}:{number}: a number has too many digits to read (over 4300)") from None
+        if not isinstance(obj, dict):
+            raise ValueError(f"{source}:{number}: expected a JSON object, got {type(obj).__name__}")
+        yield number, obj
 
 
 def _query_id(obj: dict, where: str, hint: str) -> str:
@@ -85,9 +98,20 @@ def _doc_id(value: Any, where: str, field: str) -> str:
 
 
 def _number(value: Any, where: str, field: str, doc: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f'{where}: "{field}" for {doc!r} must be a finite number, got {value!r}')
-    return value
+    try:
+        return check_score(value, finite=True)
+    except ValueError:
+        raise ValueError(f'{where}: "{field}" for {doc!r} must be a finite number, got {shown(value)}') from None
+
+
+def _grade(value: Any, where: str, doc: str) -> int:
+    try:
+        grade = check_grade(value)
+    except ValueError as exc:
+        raise ValueError(f'{where}: "relevance" for {doc!r}: {exc}') from None
+    if grade != int(grade):
+        raise ValueError(f'{where}: grade for {doc!r} in "relevance" must be an integer, got {value!r}')
+    return int(grade)
 
 
 def read_jsonl_qrels(path: PathLike) -> dict[str, dict[str, int]]:
@@ -97,8 +121,9 @@ def read_jsonl_qrels(path: PathLike) -> dict[str, dict[str, int]]:
     (integers; 0 or negative means judged non-relevant).  A query may appear on one line only.
     """
     qrels: dict[str, dict[str, int]] = {}
-    for number, obj in _lines(path):
-        where = f"{path}:{number}"
+    source = open_source(path)
+    for number, obj in _lines(source):
+        where = f"{source}:{number}"
         qid = _query_id(obj, where, _QRELS_HINT)
         if qid in qrels:
             raise ValueError(f"{where}: query {qid!r} appears a second time; give each query one line")
@@ -108,9 +133,7 @@ def read_jsonl_qrels(path: PathLike) -> dict[str, dict[str, int]]:
                 raise ValueError(f'{where}: "relevance" must be an object {{id: grade}}, got {rel!r}')
             grades: dict[str, int] = {}
             for doc, grade in rel.items():
-                if isinstance(grade, bool) or not isinstance(grade, (int, float)) or grade != int(grade):
-                    raise ValueError(f'{where}: grade for {doc!r} in "relevance" must be an integer, got {grade!r}')
-                grades[str(doc)] = int(grade)
+                grades[str(doc)] = _grade(grade, where, doc)
         elif "expected_ids" in obj:
             ids = obj["expected_ids"]
             if not isinstance(ids, list):
@@ -130,8 +153,9 @@ def read_jsonl_run(path: PathLike) -> dict[str, Union[list[str], dict[str, float
     metric core ranks by score descending, ties by document id descending (as trec_eval does).
     """
     run: dict[str, Union[list[str], dict[str, float]]] = {}
-    for number, obj in _lines(path):
-        where = f"{path}:{number}"
+    source = open_source(path)
+    for number, obj in _lines(source):
+        where = f"{source}:{number}"
         qid = _query_id(obj, where, _RUN_HINT)
         if qid in run:
             raise ValueError(f"{where}: query {qid!r} appears a second time; give each query one line")
@@ -152,10 +176,10 @@ def read_jsonl_run(path: PathLike) -> dict[str, Union[list[str], dict[str, float
             for doc, score in zip(docs, scores):
                 if doc in ranked:
                     raise ValueError(f'{where}: id {doc!r} appears twice in "retrieved_ids" with scores')
-                ranked[doc] = float(_number(score, where, "scores", doc))
+                ranked[doc] = _number(score, where, "scores", doc)
             run[qid] = ranked
         elif isinstance(scores, dict):
-            run[qid] = {str(doc): float(_number(s, where, "scores", doc)) for doc, s in scores.items()}
+            run[qid] = {str(doc): _number(s, where, "scores", doc) for doc, s in scores.items()}
         else:
             raise ValueError(f"{where}: no retrieved ids for query {qid!r}; {_RUN_HINT}")
     return run

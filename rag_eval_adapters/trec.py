@@ -4,7 +4,10 @@
 * run:   ``query_id Q0 doc_id rank score tag`` per line (like trec_eval, the rank column is ignored:
   documents are ranked by score, ties broken by doc id descending).
 
-Blank lines are skipped. A malformed line raises ``ValueError`` naming the file and the line number.
+Blank lines are skipped. Lines end at ``\n``, ``\r\n`` or ``\r``; a UTF-8 byte order mark at the start is
+dropped; a file may be gzip-compressed, and ``"-"`` reads standard input. Grades and scores follow one grammar
+(:mod:`rag_eval_adapters._numbers`: no ``0x1``, no ``1_000``, no NaN). A malformed line raises ``ValueError``
+naming the file and the line number. A TREC file has no comment lines.
 
 When pyarrow is installed (the ``cli`` extra) a file is parsed by pyarrow's CSV reader, in C++, and only the
 ``{doc: value}`` dicts are built in Python (one ``dict(zip(...))`` per query). Anything that reader does not
@@ -18,17 +21,19 @@ from __future__ import annotations
 import math
 import os
 from itertools import islice, repeat
-from pathlib import Path
 from typing import Any, Literal, Union
+
+from ._numbers import INT64_MAX, parse_grade, parse_score
+from ._sources import Source, open_source, text_lines
 
 __all__ = ["read_trec_qrels", "read_trec_run", "read_trec_qrels_table", "read_trec_run_table", "TrecFormatError"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 Engine = Literal["auto", "pyarrow", "python"]
 
-# what str.split() splits on besides ' ' and '\t': a field holding one of these is not what pyarrow sees
+# what str.split() splits on besides ' ': a field holding one of these is not what pyarrow sees
 _OTHER_WHITESPACE = (
-    r"[\n\r\x{0b}\x{0c}\x{1c}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}"
+    r"[\t\n\r\x{0b}\x{0c}\x{1c}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}"
     r"\x{202f}\x{205f}\x{3000}]"
 )
 
@@ -37,65 +42,57 @@ class TrecFormatError(ValueError):
     """A line of a TREC file that cannot be read."""
 
 
-def _lines(path: PathLike):
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no such file: {path}")
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise TrecFormatError(
-                    f"{path}:{number}: not valid UTF-8 (byte {raw[exc.start]:#04x} at column {exc.start + 1}); "
-                    "save the file as UTF-8"
-                ) from None
-            fields = line.split()
-            if fields:
-                yield number, fields
+def _field_count_error(source: Source, number: int, fields: list, layout: str) -> TrecFormatError:
+    n = len(layout.split())
+    hint = "; a TREC file has no comment lines: remove it" if fields[0].startswith("#") else ""
+    return TrecFormatError(
+        f"{source}:{number}: a {'qrels' if n == 4 else 'run'} line has {n} fields {layout!r}, "
+        f"found {len(fields)}: {_clip(' '.join(fields))!r}{hint}"
+    )
 
 
-def _grade(text: str) -> int | float:
-    try:
-        return int(text)
-    except ValueError:
-        value = float(text)
-        if not math.isfinite(value):
-            raise ValueError(text) from None
-        return value
+def _clip(text: str) -> str:
+    return text if len(text) <= 80 else text[:70] + "..."
 
 
 def read_trec_qrels(path: PathLike, *, engine: Engine = "auto") -> dict[str, dict[str, int | float]]:
     """``{query_id: {doc_id: grade}}`` from a TREC qrels file (``qid iter docno grade``).
 
-    ``engine``: ``"auto"`` parses with pyarrow when it is installed and the file suits it, else line by line;
-    ``"python"`` always line by line; ``"pyarrow"`` requires pyarrow (the result is the same).
+    ``path`` may be gzip-compressed, or ``"-"`` for standard input. ``engine``: ``"auto"`` parses with
+    pyarrow when it is installed and the file suits it, else line by line; ``"python"`` always line by
+    line; ``"pyarrow"`` requires pyarrow. The result, or the error, is the same whatever the engine.
     """
+    source = open_source(path)
     if engine != "python":
-        table = _arrow_table(path, 4, 3, "int64", engine)
+        table = _arrow_table(source, 4, 3, "int64", engine)
         if table is not None:
             nested = _nest(table, 3)
             if nested is not None:
                 return nested
-    return _read_qrels_lines(path)
+    return _read_qrels_lines(source)
 
 
-def _read_qrels_lines(path: PathLike) -> dict[str, dict[str, int | float]]:
+def _read_qrels_lines(source: Source) -> dict[str, dict[str, int | float]]:
     qrels: dict[str, dict[str, int | float]] = {}
-    for number, fields in _lines(path):
+    for number, line in text_lines(source):
+        fields = line.split()
         if len(fields) != 4:
-            raise TrecFormatError(
-                f"{path}:{number}: a qrels line has 4 fields 'query_id iteration doc_id grade', "
-                f"found {len(fields)}: {' '.join(fields)!r}"
-            )
+            if not fields:
+                continue
+            raise _field_count_error(source, number, fields, "query_id iteration doc_id grade")
         qid, _, doc, grade = fields
         try:
-            value = _grade(grade)
+            value = int(grade)  # the usual case; int() takes more than the grammar, checked here
+            if "_" in grade or not grade.isascii() or not -INT64_MAX <= value <= INT64_MAX:
+                raise ValueError(grade)
         except ValueError:
-            raise TrecFormatError(f"{path}:{number}: the grade {grade!r} is not a number") from None
+            try:
+                value = parse_grade(grade)
+            except ValueError as exc:
+                raise TrecFormatError(f"{source}:{number}: {exc}") from None
         judged = qrels.setdefault(qid, {})
         if doc in judged:
-            raise TrecFormatError(f"{path}:{number}: query {qid!r} judges document {doc!r} twice")
+            raise TrecFormatError(f"{source}:{number}: query {qid!r} judges document {doc!r} twice")
         judged[doc] = value
     return qrels
 
@@ -103,35 +100,39 @@ def _read_qrels_lines(path: PathLike) -> dict[str, dict[str, int | float]]:
 def read_trec_run(path: PathLike, *, engine: Engine = "auto") -> dict[str, dict[str, float]]:
     """``{query_id: {doc_id: score}}`` from a TREC run file (``qid Q0 docno rank score tag``).
 
-    ``engine`` as for :func:`read_trec_qrels`.
+    ``path`` and ``engine`` as for :func:`read_trec_qrels`.
     """
+    source = open_source(path)
     if engine != "python":
-        table = _arrow_table(path, 6, 4, "float64", engine)
+        table = _arrow_table(source, 6, 4, "float64", engine)
         if table is not None:
             nested = _nest(table, 4)
             if nested is not None:
                 return nested
-    return _read_run_lines(path)
+    return _read_run_lines(source)
 
 
-def _read_run_lines(path: PathLike) -> dict[str, dict[str, float]]:
+def _read_run_lines(source: Source) -> dict[str, dict[str, float]]:
     run: dict[str, dict[str, float]] = {}
-    for number, fields in _lines(path):
+    for number, line in text_lines(source):
+        fields = line.split()
         if len(fields) != 6:
-            raise TrecFormatError(
-                f"{path}:{number}: a run line has 6 fields 'query_id Q0 doc_id rank score tag', "
-                f"found {len(fields)}: {' '.join(fields)!r}"
-            )
+            if not fields:
+                continue
+            raise _field_count_error(source, number, fields, "query_id Q0 doc_id rank score tag")
         qid, _, doc, _, score, _ = fields
         try:
             value = float(score)
         except ValueError:
             value = math.nan
-        if math.isnan(value):
-            raise TrecFormatError(f"{path}:{number}: the score {score!r} is not a number")
+        if value != value or "_" in score or not score.isascii():  # float() takes more than the grammar
+            try:
+                value = parse_score(score)
+            except ValueError as exc:
+                raise TrecFormatError(f"{source}:{number}: {exc}") from None
         ranked = run.setdefault(qid, {})
         if doc in ranked:
-            raise TrecFormatError(f"{path}:{number}: query {qid!r} retrieves document {doc!r} twice")
+            raise TrecFormatError(f"{source}:{number}: query {qid!r} retrieves document {doc!r} twice")
         ranked[doc] = value
     return run
 
@@ -145,9 +146,10 @@ def read_trec_qrels_table(path: PathLike):
     """
     import pyarrow as pa
 
-    table = _arrow_table(path, 4, 3, "int64", "pyarrow")
+    source = open_source(path)
+    table = _arrow_table(source, 4, 3, "int64", "pyarrow")
     if table is None:  # not exactly readable by pyarrow: the line reader's data (and errors)
-        qrels = _read_qrels_lines(path)
+        qrels = _read_qrels_lines(source)
         return _table_from_nested(pa, qrels, "grade")
     return pa.table({"query_id": table.column(0), "doc_id": table.column(2), "grade": table.column(3)})
 
@@ -160,9 +162,10 @@ def read_trec_run_table(path: PathLike):
     """
     import pyarrow as pa
 
-    table = _arrow_table(path, 6, 4, "float64", "pyarrow")
+    source = open_source(path)
+    table = _arrow_table(source, 6, 4, "float64", "pyarrow")
     if table is None:
-        run = _read_run_lines(path)
+        run = _read_run_lines(source)
         return _table_from_nested(pa, run, "score")
     return pa.table({"query_id": table.column(0), "doc_id": table.column(2), "score": table.column(4)})
 
@@ -174,11 +177,12 @@ def _table_from_nested(pa, nested: dict, value: str):
                      value: pa.array(v, pa.float64() if value == "score" else None)})
 
 
-def _arrow_table(path: PathLike, n_fields: int, value_at: int, value_type: str, engine: str) -> Any:
-    """The file parsed by pyarrow (all fields strings but the value), or None when it must be read line by line."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no such file: {path}")
+def _arrow_table(source: Source, n_fields: int, value_at: int, value_type: str, engine: str) -> Any:
+    """The file parsed by pyarrow (all fields strings but the value), or None when it must be read line by line.
+
+    None whenever pyarrow might read the file otherwise than the line reader: then the line reader decides
+    (and names the line of any error).
+    """
     try:
         import pyarrow as pa
         import pyarrow.compute as pc
@@ -189,12 +193,13 @@ def _arrow_table(path: PathLike, n_fields: int, value_at: int, value_type: str, 
         return None
     names = [f"f{i}" for i in range(n_fields)]
     types = {name: pa.string() for name in names}
-    types[names[value_at]] = getattr(pa, value_type)()
+    if value_type == "float64":  # arrow's float parser takes exactly the grammar's decimals and inf, and NaN
+        types[names[value_at]] = pa.float64()
     table = None
     for delimiter in (" ", "\t"):
         try:
             table = csv.read_csv(
-                path,
+                source.arrow_input(),
                 read_options=csv.ReadOptions(column_names=names, use_threads=True),
                 parse_options=csv.ParseOptions(delimiter=delimiter, quote_char=False, escape_char=False,
                                                double_quote=False, ignore_empty_lines=True),
@@ -202,27 +207,36 @@ def _arrow_table(path: PathLike, n_fields: int, value_at: int, value_type: str, 
                                                    quoted_strings_can_be_null=False, check_utf8=True),
             )
             break
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError, OSError):
             continue
     if table is None or table.num_rows == 0:
         return None
-    value = table.column(value_at)
-    if value.null_count or (value_type == "float64" and pc.any(pc.is_nan(value)).as_py()):
-        return None
     for i in range(n_fields):
-        if i == value_at:
+        if i == value_at and value_type == "float64":
             continue
         column = table.column(i)
-        if pc.min(pc.binary_length(column)).as_py() == 0:  # an empty field: blanks side by side
+        if column.null_count or pc.min(pc.binary_length(column)).as_py() == 0:  # blanks side by side
+            return None
+        if delimiter == "\t" and pc.any(pc.match_substring(column, " ")).as_py():  # a blank the lines split on
             return None
         if pc.all(pc.string_is_ascii(column)).as_py():  # the usual case: a cheap check of control characters
             if not pc.all(pc.ascii_is_printable(column)).as_py():
                 return None
         elif pc.any(pc.match_substring_regex(column, _OTHER_WHITESPACE)).as_py():
             return None
-    if table.column(0).null_count or table.column(2).null_count:
+    value = table.column(value_at)
+    if value_type == "float64":
+        if pc.any(pc.is_nan(value)).as_py():
+            return None
+        return table
+    # arrow's integer parser also takes hexadecimal (0x1), which the grammar refuses
+    if pc.any(pc.match_substring(value, "x", ignore_case=True)).as_py():
         return None
-    return table
+    try:
+        value = pc.cast(value, pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # not an integer, or one beyond 64 bits
+        return None
+    return table.set_column(value_at, names[value_at], value)
 
 
 def _nest(table: Any, value_at: int) -> dict | None:

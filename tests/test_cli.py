@@ -160,6 +160,7 @@ def test_json_per_query_adds_worst_queries(tmp_path):
 def test_output_file(tmp_path):
     qrels, run = tiny_files(tmp_path)
     target = tmp_path / "reports" / "tiny.json"
+    target.parent.mkdir()
     code, out, err = run_cli("evaluate", "--qrels", qrels, "--run", run, "-m", "mrr", "--format", "json",
                              "--output", target)
     assert code == 0 and out == ""
@@ -333,6 +334,7 @@ def test_version_and_help():
 def test_plot_writes_a_png(tmp_path):
     qrels, run = tiny_files(tmp_path)
     target = tmp_path / "plots" / "tiny.png"
+    target.parent.mkdir()
     code, out, err = run_cli("evaluate", "--qrels", qrels, "--run", run, "--format", "json", "--plot", target)
     assert code == 0
     json.loads(out)  # stdout stays pure JSON

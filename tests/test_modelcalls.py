@@ -157,6 +157,9 @@ def test_limiter_bounds_concurrency():
     assert len(barrier_hits) == 6 and 1 <= limiter.max_in_flight <= 2
     with pytest.raises(ValueError, match="max_concurrency"):
         CallLimiter(0)
+    for bad in (0, -1.0, float("inf"), True):
+        with pytest.raises(ValueError, match="max_per_second"):
+            CallLimiter(2, max_per_second=bad)
 
 
 def test_usage_meter_sums_tokens_and_prices_them():

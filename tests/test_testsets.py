@@ -179,6 +179,14 @@ def test_a_malformed_reply_is_repaired_once(openai_server):
     assert "could not be read as JSON" in openai_server.chat_requests[1].prompt
 
 
+def test_a_numeric_answer_is_kept_as_text(openai_server):
+    openai_server.handler = lambda body: json.dumps({"questions": [
+        {"question": "How long is the Seine in this text?", "answer": 777, "evidence": "It is 777 km long."}]})
+    chunk = {"chunk_id": "s", "text": "The Seine flows through Paris. It is 777 km long.", "doc_id": "s", "start": 0}
+    (case,) = run(openai_server, [chunk], samples=1).cases
+    assert case.answer == "777"
+
+
 def test_a_chatty_line_before_the_json_needs_no_repair(openai_server):
     openai_server.on_prompt("Seine", preamble_line())
     testset = run(openai_server, [chunk_with("Seine")], samples=1)
@@ -262,8 +270,15 @@ def test_query_ids_are_deterministic_and_depend_on_settings(openai_server):
     assert [c.query_id for c in one] == [c.query_id for c in two]
     warmer = generate_testset(sentence_chunks(), llm(openai_server, temperature=0.7), samples=8, min_chunk_chars=10)
     assert not {c.query_id for c in one} & {c.query_id for c in warmer}
-    assert {c.source_chunk_id for c in run(openai_server, seed=1, samples=3)} != {
-        c.source_chunk_id for c in run(openai_server, seed=2, samples=3)} or True
+
+
+def test_sampling_spans_documents_and_follows_the_seed(openai_server):
+    doc_of = {c["chunk_id"]: c["doc_id"] for c in sentence_chunks()}
+    samples = {seed: [c.source_chunk_id for c in run(openai_server, samples=4, seed=seed)] for seed in range(4)}
+    for picked in samples.values():
+        assert len({doc_of[chunk_id] for chunk_id in picked}) == 4  # one chunk from each document first
+    assert [c.source_chunk_id for c in run(openai_server, samples=4, seed=2)] == samples[2]
+    assert len({tuple(p) for p in samples.values()}) > 1
 
 
 def test_dry_run_estimates_without_calling(openai_server, tmp_path):
@@ -330,6 +345,9 @@ def test_output_files_are_never_overwritten_or_mixed(openai_server, tmp_path):
         run(openai_server, samples=2, output=out, seed=5)
     with pytest.raises(ValueError, match="does not exist"):
         run(openai_server, output=tmp_path / "missing" / "t.jsonl")
+    out.unlink()
+    with pytest.raises(ValueError, match="delete the journal"):
+        run(openai_server, samples=2, output=out)
 
 
 # ----------------------------------------------------------------------------------------- uses of a test set

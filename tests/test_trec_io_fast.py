@@ -107,10 +107,11 @@ def test_large_random_files_and_tables(tmp_path):
 def test_tables_of_files_the_fast_parser_cannot_take(tmp_path):
     qpath, rpath = tmp_path / "q.txt", tmp_path / "r.txt"
     qpath.write_text("1 0 a 1.5\n1\t0\tb 2\n")
-    rpath.write_text("1 Q0 a 1 1_000 x\n")
+    rpath.write_text("1 Q0 a 1 1e3 x\n1\tQ0  b 2 +2 x\n")
     assert read_trec_qrels_table(qpath).to_pydict() == {"query_id": ["1", "1"], "doc_id": ["a", "b"],
                                                        "grade": [1.5, 2.0]}
-    assert read_trec_run_table(rpath).to_pydict() == {"query_id": ["1"], "doc_id": ["a"], "score": [1000.0]}
+    assert read_trec_run_table(rpath).to_pydict() == {"query_id": ["1", "1"], "doc_id": ["a", "b"],
+                                                     "score": [1000.0, 2.0]}
     rpath.write_text("1 Q0 a 1 0.5 x\n1 Q0 a 2 0.4 x\n2 Q0 b 1 0.5 x\n")
     with pytest.raises(ValueError, match=r"r.txt:1: a qrels line has 4 fields"):
         read_trec_qrels_table(rpath)

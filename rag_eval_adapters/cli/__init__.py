@@ -68,6 +68,10 @@ def main(argv: Optional[Sequence[str]] = None, *, stdout: Optional[TextIO] = Non
         print(f"rag-eval: error: {_one_line(str(exc))}; install the command's dependencies with "
               "pip install 'rag-eval-adapters[cli]'", file=stderr)
         return 2
+    except (OverflowError, RecursionError, MemoryError) as exc:  # a number or a nesting no input should hold
+        print(f"rag-eval: error: {_one_line(str(exc)) or type(exc).__name__}: an input or option value is too large "
+              "or too deeply nested", file=stderr)
+        return 2
     except KeyboardInterrupt:
         print("rag-eval: interrupted", file=stderr)
         return 130

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence, TextIO
+from typing import Any, Optional, Sequence, TextIO
 
 from ..measures import default_metric_names
 
@@ -89,6 +89,8 @@ def _one_line(message: str) -> str:
 
 def _check_file(path: str, what: str) -> Path:
     p = Path(path)
+    if path == "-":  # standard input
+        return p
     if not p.exists():
         raise CLIError(f"{what} file not found: {path}")
     if not p.is_file():
@@ -96,36 +98,21 @@ def _check_file(path: str, what: str) -> Path:
     return p
 
 
-def _read(path: str, kind: str, read_jsonl: Callable[[Path], Any], read_trec: Callable[[Path], Any]) -> Any:
-    """Read a file as JSONL or TREC (by its name or first character); any input error becomes a CLIError."""
-    from ..jsonl import looks_like_jsonl
-
-    p = _check_file(path, kind)
-    try:
-        return read_jsonl(p) if looks_like_jsonl(p) else read_trec(p)
-    except (ValueError, TypeError, UnicodeDecodeError) as exc:
-        raise CLIError(_prefix_path(exc, p)) from None
-    except OSError as exc:
-        raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from None
-
-
 def load_qrels(path: str) -> dict[str, dict[str, int]]:
-    """Read qrels from a TREC file (``qid iter doc grade``) or JSONL; raises CLIError on bad input."""
-    from ..jsonl import read_jsonl_qrels
-    from .. import read_trec_qrels
+    """Read qrels from TREC, JSONL, CSV/TSV (BEIR) or Parquet, maybe gzipped, ``-`` for stdin; raises CLIError."""
+    from ._io import read_input
 
-    qrels = _read(path, "qrels", read_jsonl_qrels, read_trec_qrels)
+    qrels = read_input(path, "qrels")
     if not qrels:
         raise CLIError(f"qrels file {path} holds no judgments")
     return qrels
 
 
 def load_run(path: str) -> dict[str, Any]:
-    """Read a run from a TREC file (``qid Q0 doc rank score tag``) or JSONL; raises CLIError."""
-    from ..jsonl import read_jsonl_run
-    from .. import read_trec_run
+    """Read a run from TREC, JSONL, CSV or Parquet (``query_id, doc_id, score|rank``), ``-`` for stdin; raises CLIError."""
+    from ._io import read_input
 
-    return _read(path, "run", read_jsonl_run, read_trec_run)
+    return read_input(path, "run")
 
 
 def _prefix_path(exc: BaseException, path: Path) -> str:
@@ -190,8 +177,10 @@ def parse_ks(text: Optional[str]) -> Optional[list[int]]:
         part = part.strip()
         if not part:
             continue
-        if not part.isdigit() or int(part) < 1:
+        if not (part.isascii() and part.isdigit()) or int(part) < 1:
             raise CLIError(f"--k takes positive integers separated by commas (e.g. 1,3,5,10), got {text!r}")
+        if len(part) > 10 or int(part) > 1_000_000_000:
+            raise CLIError(f"--k: a cutoff must be at most 1000000000, got {part[:12]}{'...' if len(part) > 12 else ''}")
         if int(part) not in ks:
             ks.append(int(part))
     if not ks:
@@ -254,9 +243,8 @@ def score_run(qrels: dict, run: dict, metrics: Sequence[str], relevance_level: f
 
 
 def _emit(text: str, output: Optional[str], stdout: TextIO, stderr: TextIO) -> None:
-    if output:
+    if output and output != "-":
         try:
-            Path(output).parent.mkdir(parents=True, exist_ok=True)
             Path(output).write_text(text, encoding="utf-8")
         except OSError as exc:
             raise CLIError(f"cannot write {output}: {exc.strerror or exc}") from None
@@ -274,7 +262,7 @@ def _print_rich(renderables: Sequence[Any], stdout: TextIO) -> None:
 
 
 def _run_name(path: str, taken: set[str]) -> str:
-    stem = Path(path).name
+    stem = Path(path).name if path != "-" else "stdin"
     name, i = stem, 2
     while name in taken:
         name, i = f"{stem}#{i}", i + 1
@@ -322,7 +310,8 @@ def _is_tty(stream: TextIO) -> bool:
 
 def _add_scoring_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--qrels", required=True, metavar="FILE",
-                   help="judgments: TREC qrels (qid iter doc grade) or JSONL")
+                   help="judgments: TREC qrels (qid iter doc grade), JSONL, BEIR TSV or a CSV/Parquet table; "
+                        ".gz allowed; - reads standard input")
     p.add_argument("-m", "--metric", action="append", metavar="METRIC",
                    help="metric to compute, e.g. ndcg@10, ap, mrr, precision@5, hit_rate_granular@3, or "
                         "trec_eval/ir_measures names (P_5, ndcg_cut_10, nDCG@10, P(rel=2)@5); reported under "
@@ -334,8 +323,12 @@ def _add_scoring_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--relevance-level", default="1", metavar="N",
                    help="lowest grade that counts as relevant (default 1; any number: a judged document is "
                         "relevant when its grade is at least N, an unjudged one never is); nDCG uses the raw grades")
-    p.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
+    p.add_argument("--format", choices=FORMATS, default=None,
+                   help="output format (default: by the --output extension .json, .csv or .md, else table)")
     p.add_argument("--plot", metavar="FILE.png", help="draw each metric against k into a PNG")
-    p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    p.add_argument("--output", "-o", metavar="FILE",
+                   help="write the report to FILE instead of stdout (never an input file; its folder must exist)")
+    p.add_argument("--allow-errors", action="store_true",
+                   help="exit 0 even when some queries could not be scored (they are listed in the report)")
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
+from ._io import check_inputs, check_outputs, check_resampling, fail_on_errors, output_format
 from ._common import (
     CLIError,
     _add_scoring_options,
     _as_list,
-    _check_file,
     _check_plot_path,
     _emit,
     _is_tty,
@@ -34,7 +34,8 @@ def add_parser(sub: Any) -> None:
                         description="Score several runs on the same qrels and test every pair: paired "
                                     "t-test, paired randomization test and a bootstrap CI of the difference.")
     cp.add_argument("--run", required=True, action="append", metavar="FILE",
-                    help="a run to compare (give --run at least twice)")
+                    help="a run to compare (give --run at least twice): TREC, JSONL, CSV or Parquet; .gz allowed; "
+                         "- reads standard input")
     cp.add_argument("--name", action="append", metavar="NAME",
                     help="display name for each --run, in order (default: file names)")
     _add_scoring_options(cp)
@@ -57,8 +58,11 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     if args.name and len(args.name) != len(args.run):
         raise CLIError(f"give one --name per --run ({len(args.run)} runs, {len(args.name)} names)")
     _check_plot_path(args.plot)
-    for path, what in [(args.qrels, "qrels")] + [(r, "run") for r in _as_list(args.run)]:
-        _check_file(path, what)
+    check_resampling(args)
+    inputs = [(args.qrels, "qrels")] + [(r, "run") for r in _as_list(args.run)]
+    check_inputs(inputs)
+    check_outputs([path for path, _ in inputs], output=args.output, plot=args.plot)
+    fmt = output_format(args.format, args.output)
     ks = parse_ks(args.k)
     keys = resolve_metric_names(args.metric, ks)
     args.relevance_level = relevance_level(args.relevance_level)
@@ -86,10 +90,11 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         except ValueError as exc:
             raise CLIError(_one_line(str(exc))) from None
         steps.finish(t)
-    if args.format == "table" and not args.output and _is_tty(stdout):
+    if fmt == "table" and not args.output and _is_tty(stdout):
         _print_rich(comparison_tables(comparison), stdout)
     else:
-        _emit(render_comparison(comparison, args.format), args.output, stdout, stderr)
+        _emit(render_comparison(comparison, fmt), args.output, stdout, stderr)
     if args.plot:
         _plot(comparison.mean, args.plot, stderr, title=f"{' vs '.join(comparison.runs)} ({comparison.n_queries} queries)")
+    fail_on_errors(reports, args.allow_errors)
     return 0

@@ -24,9 +24,9 @@ def add_parser(sub: Any) -> None:
 
 def cmd_demo(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from ..demo import run_demo
+    from ._io import MAX_RESAMPLES, check_count
 
-    if args.permutations < 1:
-        raise CLIError(f"--permutations must be a positive integer, got {args.permutations}")
+    check_count(args.permutations, "--permutations", maximum=MAX_RESAMPLES)
     try:
         run_demo(output_dir=args.output_dir, stdout=stdout, stderr=stderr, show_progress=progress_enabled(stderr),
                  permutations=args.permutations, cache_dir=args.cache_dir)

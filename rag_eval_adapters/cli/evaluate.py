@@ -6,11 +6,11 @@ import argparse
 from pathlib import Path
 from typing import Any, TextIO
 
+from ._io import check_count, check_inputs, check_outputs, fail_on_errors, output_format
 from ._common import (
     CLIError,
     _add_scoring_options,
     _as_list,
-    _check_file,
     _check_plot_path,
     _check_sort_by,
     _emit,
@@ -34,7 +34,8 @@ def add_parser(sub: Any) -> None:
     ev = sub.add_parser("evaluate", help="score one run against qrels",
                         description="Score one run (TREC or JSONL) against qrels (TREC or JSONL).")
     ev.add_argument("--run", required=True, metavar="FILE",
-                    help="ranked results: TREC run (qid Q0 doc rank score tag) or JSONL")
+                    help="ranked results: TREC run (qid Q0 doc rank score tag), JSONL or a CSV/Parquet table "
+                         "(query_id, doc_id, score or rank); .gz allowed; - reads standard input")
     _add_scoring_options(ev)
     ev.add_argument("--per-query", action="store_true",
                     help="also list every query, worst first, with its relevant/retrieved counts")
@@ -48,12 +49,15 @@ def cmd_evaluate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
     from ..reports import evaluation_tables, render_evaluation
 
     _check_plot_path(args.plot)
-    for path, what in [(args.qrels, "qrels")] + [(r, "run") for r in _as_list(args.run)]:
-        _check_file(path, what)
+    check_count(args.limit, "--limit")
+    inputs = [(args.qrels, "qrels")] + [(r, "run") for r in _as_list(args.run)]
+    check_inputs(inputs)
+    check_outputs([path for path, _ in inputs], output=args.output, plot=args.plot)
+    fmt = output_format(args.format, args.output)
     ks = parse_ks(args.k)
     keys = resolve_metric_names(args.metric, ks)
     args.relevance_level = relevance_level(args.relevance_level)
-    name = Path(args.run).name
+    name = Path(args.run).name if args.run != "-" else "stdin"
     with _Steps(progress_enabled(stderr), stderr) as steps:
         t = steps.task("reading files", total=2)
         qrels = load_qrels(args.qrels)
@@ -63,7 +67,7 @@ def cmd_evaluate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
         report = score_run(qrels, run, keys, args.relevance_level, name, steps)
     sort_by = _check_sort_by(args.sort_by, list(report.mean))
     details = query_details(qrels, run, args.relevance_level) if args.per_query else None
-    if args.format == "table" and not args.output and _is_tty(stdout):
+    if fmt == "table" and not args.output and _is_tty(stdout):
         _print_rich(
             evaluation_tables(report, per_query=args.per_query, sort_by=sort_by, details=details,
                               limit=args.limit, title=f"{name}: mean over queries"),
@@ -71,10 +75,11 @@ def cmd_evaluate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
         )
     else:
         text = render_evaluation(
-            report, args.format, per_query=args.per_query, sort_by=sort_by, details=details,
-            limit=args.limit, run_name=name if args.format != "json" else None,
+            report, fmt, per_query=args.per_query, sort_by=sort_by, details=details,
+            limit=args.limit, run_name=name if fmt != "json" else None,
         )
         _emit(text, args.output, stdout, stderr)
     if args.plot:
         _plot({name: dict(report.mean)}, args.plot, stderr)
+    fail_on_errors({name: report}, args.allow_errors)
     return 0

@@ -110,6 +110,8 @@ def _reply_items(reply: dict[str, Any], n: int, out: Outcome) -> list[dict[str, 
 
 def _text(item: dict[str, Any], key: str) -> str:
     value = item.get(key)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):  # an answer such as 1889
+        return str(value)
     return value.strip() if isinstance(value, str) else ""
 
 

@@ -165,6 +165,11 @@ class _Output:
         if not self.path.parent.is_dir():
             raise ValueError(f"the folder of output {str(self.path)!r} does not exist; create it first")
         has_journal = journal_path(self.path).exists()
+        if has_journal and not self.path.exists():
+            raise ValueError(
+                f"{journal_path(self.path).name} exists but the output {str(self.path)!r} does not; delete the "
+                "journal to start a new test set, or restore the output to resume"
+            )
         if self.path.exists():
             if not has_journal and self.path.stat().st_size > 0:
                 raise ValueError(

@@ -1,0 +1,125 @@
+"""Input sources of the file readers: a plain file, a gzip-compressed file or standard input (``"-"``).
+
+Every reader takes its lines from :func:`text_lines`, so every format reads the same way:
+
+* a file whose first bytes are gzip's magic number is decompressed, whatever its name;
+* ``"-"`` is standard input, read once into memory (so a reader may look at it twice);
+* lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r`` (old Mac files), and are numbered that way;
+* a UTF-8 byte order mark at the start of the file is dropped;
+* any other byte that is not UTF-8 is an error naming the line and the column.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import sys
+import zlib
+from pathlib import Path
+from typing import BinaryIO, Iterator, Optional, Union
+
+STDIN = "-"
+GZIP_MAGIC = b"\x1f\x8b"
+BOM = b"\xef\xbb\xbf"
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class Source:
+    """One input: its display name and how to open it (a path, maybe gzip, or bytes from standard input)."""
+
+    def __init__(self, name: str, path: Optional[Path] = None, data: Optional[bytes] = None):
+        self.name = name
+        self.path = path
+        self.data = data
+        self.gzip = False
+        if data is not None:
+            self.gzip = data[:2] == GZIP_MAGIC
+        elif path is not None:
+            with open(path, "rb") as handle:
+                self.gzip = handle.read(2) == GZIP_MAGIC
+
+    def __repr__(self) -> str:
+        return f"Source({self.name!r}, gzip={self.gzip})"
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def stem_name(self) -> str:
+        """The file name without a ``.gz`` suffix, lower case (``""`` for standard input)."""
+        if self.path is None:
+            return ""
+        name = self.path.name.lower()
+        return name[:-3] if name.endswith(".gz") else name
+
+    def open(self) -> BinaryIO:
+        """A new binary stream of the (decompressed) bytes."""
+        raw: BinaryIO = io.BytesIO(self.data) if self.data is not None else open(self.path, "rb")  # type: ignore[arg-type]
+        return gzip.GzipFile(fileobj=raw, mode="rb") if self.gzip else raw  # type: ignore[return-value]
+
+    def arrow_input(self):
+        """What ``pyarrow.csv.read_csv`` reads."""
+        import pyarrow as pa
+
+        if self.data is not None:
+            stream = pa.BufferReader(self.data)
+            return pa.CompressedInputStream(stream, "gzip") if self.gzip else stream
+        if self.gzip:
+            return pa.input_stream(str(self.path), compression="gzip")
+        return str(self.path)
+
+    def read_bytes(self) -> bytes:
+        """All the (decompressed) bytes."""
+        with self.open() as handle:
+            try:
+                return handle.read()
+            except (OSError, EOFError, zlib.error) as exc:
+                raise ValueError(f"{self.name}: not a readable gzip file ({exc})") from None
+
+
+def open_source(path: "PathLike | Source") -> Source:
+    """The :class:`Source` of ``path``; ``"-"`` reads standard input. Raises FileNotFoundError for no file."""
+    if isinstance(path, Source):
+        return path
+    if isinstance(path, str) and path == STDIN:
+        stream = sys.stdin
+        data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode("utf-8")
+        return Source("<stdin>", data=data)
+    p = Path(path)
+    if p.is_file():
+        return Source(str(path), path=p)
+    if p.exists() and not p.is_dir():  # a pipe such as <(zcat run.gz): read once, into memory
+        with open(p, "rb") as handle:
+            return Source(str(path), data=handle.read())
+    raise FileNotFoundError(f"no such file: {p}")
+
+
+def text_lines(source: Source) -> Iterator[tuple[int, str]]:
+    """``(line_number, text)`` for every line; the text may keep a final ``\n`` (see the module docstring)."""
+    number = 0
+    try:
+        with source.open() as handle:
+            for raw in handle:
+                if number == 0 and raw.startswith(BOM):
+                    raw = raw[len(BOM):]
+                if b"\r" in raw:  # CRLF, or lone CRs ending lines (old Mac files)
+                    body = raw[:-1] if raw.endswith(b"\n") else raw
+                    if body.endswith(b"\r"):
+                        body = body[:-1]
+                    pieces = body.split(b"\r")
+                else:
+                    pieces = (raw,)
+                for piece in pieces:
+                    number += 1
+                    try:
+                        line = piece.decode("utf-8")
+                    except UnicodeDecodeError as exc:
+                        raise ValueError(
+                            f"{source.name}:{number}: not valid UTF-8 (byte {piece[exc.start]:#04x} at column "
+                            f"{exc.start + 1}); save the file as UTF-8"
+                        ) from None
+                    yield number, line
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise ValueError(f"{source.name}: not a readable gzip file ({exc})") from None

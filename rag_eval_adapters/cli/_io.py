@@ -1,0 +1,141 @@
+"""What the ``rag-eval`` commands read and write, and the checks made before any work.
+
+* inputs: TREC, JSONL, CSV/TSV (BEIR qrels) or Parquet, maybe gzip-compressed, or ``-`` for standard
+  input (:mod:`rag_eval_adapters.readers`);
+* outputs: ``--output`` and ``--plot`` never name an input file (nor each other), their folder must exist,
+  and the report's format follows the ``--output`` extension unless ``--format`` is given;
+* option values (counts, seeds, cutoffs, the confidence level) are checked first, naming the option;
+* queries that could not be scored make the command fail unless ``--allow-errors``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Iterable, Optional, Sequence
+
+from ._common import CLIError, _one_line
+
+STDIN = "-"
+FORMAT_BY_SUFFIX = {".json": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown"}
+MAX_RESAMPLES = 10_000_000
+MAX_K = 1_000_000_000
+
+
+def check_inputs(inputs: Sequence[tuple[str, str]]) -> None:
+    """Every ``(path, what)`` names a file or ``-`` (standard input, for one input at most)."""
+    if sum(path == STDIN for path, _ in inputs) > 1:
+        raise CLIError("standard input (-) can be read once: give '-' for one input only")
+    for path, what in inputs:
+        if path == STDIN:
+            continue
+        p = Path(path)
+        if not p.exists():
+            raise CLIError(f"{what} file not found: {path}")
+        if p.is_dir():
+            raise CLIError(f"{what} path is a folder, not a file: {path}")
+
+
+def check_outputs(inputs: Iterable[str], **outputs: Optional[str]) -> None:
+    """Refuse an output (``output=PATH, plot=PATH``) that is an input, another output, a folder or has no folder."""
+    named = {option: path for option, path in outputs.items() if path}
+    seen: dict[str, str] = {}
+    for option, path in named.items():
+        flag = f"--{option.replace('_', '-')}"
+        if path == STDIN:
+            continue
+        target = Path(path)
+        for source in inputs:
+            if source != STDIN and _same_file(target, Path(source)):
+                raise CLIError(f"{flag} {path} is an input file; it would be overwritten: write elsewhere")
+        key = os.path.normcase(os.path.abspath(target))
+        if key in seen:
+            raise CLIError(f"{seen[key]} and {flag} both name {path}: give each its own file")
+        seen[key] = flag
+        if target.is_dir():
+            raise CLIError(f"{flag} {path} is a folder: give a file name")
+        parent = target.parent
+        if not parent.is_dir():
+            raise CLIError(f"{flag} {path}: the folder {parent} does not exist; create it first")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return os.path.normcase(os.path.abspath(a)) == os.path.normcase(os.path.abspath(b))
+
+
+def output_format(fmt: Optional[str], output: Optional[str]) -> str:
+    """``--format`` when given, else the one of ``--output``'s extension (``.json``, ``.csv``, ``.md``), else table."""
+    if fmt:
+        return fmt
+    if output and output != STDIN:
+        return FORMAT_BY_SUFFIX.get(Path(output).suffix.lower(), "table")
+    return "table"
+
+
+def check_count(value: Optional[int], option: str, *, minimum: int = 1, maximum: Optional[int] = None) -> None:
+    """An integer option within ``[minimum, maximum]``; CLIError naming the option."""
+    if value is None:
+        return
+    if value < minimum:
+        what = "a positive integer" if minimum == 1 else f"an integer of at least {minimum}"
+        raise CLIError(f"{option} must be {what}, got {value}")
+    if maximum is not None and value > maximum:
+        raise CLIError(f"{option} must be at most {maximum}, got {_short_number(value)}")
+
+
+def check_confidence(value: Optional[float], option: str = "--confidence") -> None:
+    if value is not None and not 0.0 < value < 1.0:
+        raise CLIError(f"{option} must be between 0 and 1 (e.g. 0.95), got {value}")
+
+
+def check_resampling(args: Any) -> None:
+    """The options of the paired tests, before any file is read."""
+    check_count(getattr(args, "permutations", None), "--permutations", maximum=MAX_RESAMPLES)
+    check_count(getattr(args, "bootstrap", None), "--bootstrap", maximum=MAX_RESAMPLES)
+    check_confidence(getattr(args, "confidence", None))
+    check_count(getattr(args, "seed", None), "--seed", minimum=0)
+
+
+def _short_number(value: int) -> str:
+    text = str(value)
+    return text if len(text) <= 20 else f"{text[:12]}... ({len(text)} digits)"
+
+
+def fail_on_errors(reports: dict, allow_errors: bool) -> None:
+    """CLIError when any query of any report could not be scored, unless ``allow_errors``."""
+    if allow_errors:
+        return
+    failed = [(name, qid, error) for name, report in reports.items() for qid, error in dict(report.errors).items()]
+    if not failed:
+        return
+    name, qid, error = failed[0]
+    where = f"{name}: " if len(reports) > 1 else ""
+    n = len(failed)
+    raise CLIError(
+        f"{n} {'query' if n == 1 else 'queries'} could not be scored (first: {where}{qid}: {_one_line(str(error))}); "
+        "their errors are in the report; pass --allow-errors to accept a report without them"
+    )
+
+
+def read_input(path: str, kind: str) -> Any:
+    """Qrels (``kind="qrels"``) or a run from ``path`` in any supported format; CLIError on bad input."""
+    from ..readers import read_qrels, read_run
+
+    reader = read_qrels if kind == "qrels" else read_run
+    try:
+        return reader(path)
+    except FileNotFoundError:
+        raise CLIError(f"{kind} file not found: {path}") from None
+    except (ValueError, TypeError, UnicodeDecodeError) as exc:
+        message = _one_line(str(exc))
+        name = "<stdin>" if path == STDIN else path
+        if name not in message and Path(path).name not in message:
+            message = f"{name}: {message}"
+        raise CLIError(message) from None
+    except OSError as exc:
+        raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from None
