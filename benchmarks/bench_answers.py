@@ -44,6 +44,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=100_000, help="answer/reference pairs (default 100000)")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--only", action="append", choices=list(GOALS), metavar="METRIC",
+                        help=f"time only these rows (repeatable): {', '.join(GOALS)}")
     args = parser.parse_args(argv)
     from rouge_score import rouge_scorer
 
@@ -64,6 +66,8 @@ def main(argv=None) -> int:
     ]
     rows, failed = [], False
     for name, peer, ours_fn, theirs_fn in cases:
+        if args.only and name not in args.only:
+            continue
         theirs_s, theirs = timed(theirs_fn, data)
         ours_s, ours = timed(ours_fn, data)
         differ = sum(a != b for a, b in zip(ours, theirs))

@@ -38,7 +38,7 @@ def files(tmp_path):
 
 def run(*argv):
     out, err = io.StringIO(), io.StringIO()
-    code = main(["answers", *argv], stdout=out, stderr=err)
+    code = main(["answers", *argv, "--allow-errors"], stdout=out, stderr=err)
     return code, out.getvalue(), err.getvalue()
 
 
@@ -102,6 +102,15 @@ def test_expected_failures_are_one_line(files, argv, message):
     code, out, err = run("--predictions", files[0], "--references", files[1], "-m", "em", *argv)
     assert code == 2
     assert err.startswith("rag-eval: error: ") and message in err and err.count("\n") == 1
+
+
+def test_unscored_answers_fail_the_command_unless_allowed(files):
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["answers", "--predictions", files[0], "--references", files[1], "--format", "json"],
+                stdout=out, stderr=err)
+    assert code == 2
+    assert "1 query could not be scored (first: q4" in err.getvalue() and "--allow-errors" in err.getvalue()
+    assert json.loads(out.getvalue())["errors"]["q4"]  # the report is still written
 
 
 def test_malformed_files_name_the_line(tmp_path, files):

@@ -45,8 +45,12 @@ CJK_RANGES: tuple[tuple[int, int], ...] = (
 
 _ASCII_PUNCT = string.punctuation.encode("ascii")
 _ASCII_NON_ALNUM = bytes(c for c in range(128) if not chr(c).isalnum())
-_ASCII_TO_SPACE = bytes.maketrans(_ASCII_NON_ALNUM, b" " * len(_ASCII_NON_ALNUM))
-_ASCII_CONTROL_RE = re.compile("[\x00-\x08\x0e-\x1b\x7f]")  # neither word characters nor white space
+_UPPER, _LOWER = string.ascii_uppercase.encode("ascii"), string.ascii_lowercase.encode("ascii")
+_TO_LOWER = bytes.maketrans(_UPPER, _LOWER)
+_TO_SPACE = bytes.maketrans(_ASCII_NON_ALNUM, b" " * len(_ASCII_NON_ALNUM))
+_TO_LOWER_OR_SPACE = bytes.maketrans(_ASCII_NON_ALNUM + _UPPER, b" " * len(_ASCII_NON_ALNUM) + _LOWER)
+_NOT_CONTROL = bytes(c for c in range(256) if not (c <= 0x08 or 0x0E <= c <= 0x1B or c == 0x7F))
+"""Every byte but the ASCII controls that are neither word characters nor white space (``\\b`` differs there)."""
 _CJK_CLASS = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in CJK_RANGES)
 _CJK_RE = re.compile(f"[{_CJK_CLASS}]")
 _CJK_TOKENS_RE = re.compile(f"[{_CJK_CLASS}]|[^\\s{_CJK_CLASS}]+")
@@ -143,13 +147,15 @@ class Normalization:
         # ASCII is invariant under every Unicode normal form, and casefold() is lower() on it. After
         # "remove" or "split" only letters, digits, white space and control characters remain; without
         # control characters \b(a|an|the)\b matches exactly the whole tokens "a", "an", "the".
-        if self.casefold:
-            text = text.lower()
+        data = text.encode("ascii")
         if self.punctuation == "remove":
-            text = text.encode("ascii").translate(None, _ASCII_PUNCT).decode("ascii")
+            data = data.translate(_TO_LOWER if self.casefold else None, _ASCII_PUNCT)
         elif self.punctuation == "split":
-            text = text.encode("ascii").translate(_ASCII_TO_SPACE).decode("ascii")
-        if self._article_re is not None and (self.punctuation == "keep" or _ASCII_CONTROL_RE.search(text)):
+            data = data.translate(_TO_LOWER_OR_SPACE if self.casefold else _TO_SPACE)
+        elif self.casefold:
+            data = data.translate(_TO_LOWER)
+        text = data.decode("ascii")
+        if self._article_re is not None and (self.punctuation == "keep" or data.translate(None, _NOT_CONTROL)):
             return self._article_re.sub(" ", text).split()
         tokens = text.split()
         articles = self._article_set

@@ -11,7 +11,6 @@ from typing import Any, Optional, TextIO
 from ._common import (
     FORMATS,
     CLIError,
-    _check_file,
     _check_plot_path,
     _emit,
     _is_tty,
@@ -20,6 +19,7 @@ from ._common import (
     _print_rich,
     progress_enabled,
 )
+from ._io import check_count, check_inputs, check_outputs, fail_on_errors, output_format
 
 DEFAULT_ANSWER_METRICS = ("em", "f1", "rouge_l")
 
@@ -49,7 +49,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--per-query", action="store_true", help="also list every answer, worst first")
     p.add_argument("--sort-by", metavar="METRIC", help="metric that orders --per-query (default the first)")
     p.add_argument("--limit", type=int, metavar="N", help="list only the N worst answers")
-    p.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
+    p.add_argument("--format", choices=FORMATS, help="output format (default: by the --output extension, else table)")
+    p.add_argument("--allow-errors", action="store_true",
+                   help="exit 0 even when some answers could not be scored (their errors are in the report)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the means (per group with --group-by) into a PNG")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     p.set_defaults(func=cmd_answers)
@@ -85,9 +87,6 @@ def _embedder(spec: str, base_url: Optional[str]) -> Any:
 def _load(args: argparse.Namespace) -> tuple[list[dict], int]:
     from ..answers.records import join_answer_records
 
-    _check_file(args.predictions, "predictions")
-    if args.references:
-        _check_file(args.references, "references")
     try:
         return join_answer_records(args.predictions, args.references)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -100,10 +99,11 @@ def cmd_answers(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     from ..answers import evaluate_answers
 
     _check_plot_path(args.plot)
-    inputs = {Path(f).resolve() for f in (args.predictions, args.references) if f}
-    for option, path in (("--output", args.output), ("--plot", args.plot)):
-        if path and Path(path).resolve() in inputs:
-            raise CLIError(f"{option} {path} is an input file; choose another path (inputs are never overwritten)")
+    check_count(args.limit, "--limit")
+    inputs = [(args.predictions, "predictions")] + ([(args.references, "references")] if args.references else [])
+    check_inputs(inputs)
+    check_outputs([path for path, _ in inputs], output=args.output, plot=args.plot)
+    args.format = output_format(args.format, args.output)
     metrics = _metrics(args.metric)
     records, unmatched = _load(args)
     embedder = _embedder(args.embedder, args.base_url) if any(m.needs_embedder for m in metrics) else None
@@ -125,6 +125,7 @@ def cmd_answers(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         means = {str(g.group): dict(g.mean) for g in grouped.rows if g.mean} if grouped else {
             Path(args.predictions).name: dict(report.mean)}
         _plot(means, args.plot, stderr, title="Answer metrics")
+    fail_on_errors({"answers": report}, args.allow_errors)
     return 0
 
 
