@@ -215,3 +215,21 @@ def test_llamaindex_and_langchain_retrievers_in_the_benchmark():
         conf = result.result(name)
         assert all(d in ids for hits in conf.run.values() for d, _ in hits)
         assert conf.report.mean["hit_rate@5"] > 0.5
+
+
+def test_the_report_never_overwrites_an_input(inputs, tmp_path):
+    docs, testset = inputs
+    out = tmp_path / "r"
+    out.mkdir()
+    inside = out / "report.json"
+    inside.write_text(testset.read_text())
+    code, _, stderr = run("bench", "--documents", str(docs), "--testset", str(inside), "--retriever", "bm25",
+                          "--skip-e2e", "--output", str(out))
+    assert code == 2 and "would write over the input" in stderr
+    assert inside.read_text() == testset.read_text()
+    kept = out / "my_testset.jsonl"  # a test set beside the report files is fine
+    kept.write_text(testset.read_text())
+    code, _, stderr = run("bench", "--documents", str(docs), "--testset", str(kept), "--chunking", "32:8",
+                          "--retriever", "bm25", "--skip-e2e", "--output", str(out))
+    assert code == 0, stderr
+    assert kept.read_text() == testset.read_text()

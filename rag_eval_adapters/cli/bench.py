@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ._common import CLIError, _one_line, parse_ks, progress_enabled
+from ._io import MAX_RESAMPLES, check_count
 
 
 def add_parser(sub: Any) -> None:
@@ -48,7 +49,7 @@ def add_parser(sub: Any) -> None:
 
 
 def _check_args(args: argparse.Namespace) -> None:
-    for name in ("candidates", "samples", "permutations"):
+    for name in ("candidates", "samples"):
         if getattr(args, name) < 1:
             raise CLIError(f"--{name} must be a positive integer, got {getattr(args, name)}")
     if args.e2e_limit < 0:
@@ -65,9 +66,14 @@ def _check_args(args: argparse.Namespace) -> None:
     if not Path(args.documents).exists():
         raise CLIError(f"documents not found: {args.documents}")
     out = Path(args.output).resolve()
+    written = {out / name for name in ("report.json", "report.md", "report.txt")}
     for given in (args.documents, args.testset):
-        if given and (Path(given).resolve() == out or Path(given).resolve().parent == out):
-            raise CLIError(f"--output {args.output} holds the input {given}; write the report elsewhere")
+        if not given:
+            continue
+        path = Path(given).resolve()
+        if path == out or path in written or path.parent.name in ("runs", "qrels", "charts") and path.parent.parent == out:
+            raise CLIError(f"--output {args.output} would write over the input {given}; write the report elsewhere")
+    check_count(args.permutations, "--permutations", maximum=MAX_RESAMPLES)
 
 
 def _cache_file(args: argparse.Namespace, name: str) -> str:
