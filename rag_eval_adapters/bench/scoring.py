@@ -27,8 +27,10 @@ RELEVANCE_NOTE = ("relevant = the chunk overlaps an evidence span (or matches an
 
 
 def metric_keys(ks: Sequence[int]) -> list[str]:
-    """Every metric at every k, metric by metric: ``hit_rate@1, hit_rate@3, ..., ndcg@20``."""
-    return [f"{m}@{k}" for m in METRIC_DEFINITIONS for k in ks]
+    """Every metric at every k, metric by metric, as the registry keys them: ``hit_rate@1, ..., ndcg@20``."""
+    from ..measures import parse_metric
+
+    return [parse_metric(f"{m}@{k}").key for m in METRIC_DEFINITIONS for k in ks]
 
 
 def headline_metric(ks: Sequence[int]) -> str:
