@@ -1,0 +1,227 @@
+"""rag_eval_adapters.distributed: sharded scoring on a real local Ray, equal to evaluate_columns."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pd = pytest.importorskip("pandas")
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+ray = pytest.importorskip("ray")
+pytest.importorskip("ray.data")
+
+from rag_eval_adapters import evaluate_columns  # noqa: E402
+from rag_eval_adapters.distributed import evaluate_ray  # noqa: E402
+from distributed_support import METRICS, random_tables  # noqa: E402
+
+TESTS = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    """One local Ray for the module: 2 CPUs, loopback only, no dashboard, no usage statistics."""
+    saved = {k: os.environ.get(k) for k in ("RAY_USAGE_STATS_ENABLED", "PYTHONPATH")}
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"  # never phone home
+    # workers import this folder's helpers (and this checkout of the package)
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(TESTS), str(TESTS.parent), saved["PYTHONPATH"]) if p)
+    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False,
+             configure_logging=False)
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    yield ray
+    ray.shutdown()
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+def chunks(frame, n):
+    bounds = np.linspace(0, len(frame), n + 1).astype(int)
+    return [frame.iloc[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def per_query_of(result):
+    frame = result.per_query.to_pandas()
+    return {row.pop("query_id"): row for row in frame.to_dict("records")}
+
+
+def assert_same(result, report):
+    assert per_query_of(result) == report.per_query  # every value exactly
+    assert result.errors == report.errors
+    assert result.counts == report.counts
+    assert result.mean.keys() == report.mean.keys()
+    for key, value in report.mean.items():
+        assert result.mean[key] == pytest.approx(value, rel=1e-12, abs=1e-15)
+
+
+# --------------------------------------------------------------------------- on Ray
+@pytest.mark.parametrize(
+    "by, str_docs, int_queries, missing",
+    [("score", True, False, "zero"), ("score", False, True, "skip"), ("rank", True, False, "zero"),
+     ("rank", False, False, "skip")],
+)
+def test_every_value_equals_evaluate_columns(local_ray, by, str_docs, int_queries, missing):
+    qrels, run = random_tables(3, by, str_docs, int_queries)
+    report = evaluate_columns(qrels, run, METRICS, missing=missing)
+    assert report.errors and report.counts["missing_from_run"] and report.counts["not_in_qrels"]
+    result = evaluate_ray(qrels, run, METRICS, missing=missing, shards=5, block_rows=300)
+    assert_same(result, report)
+
+
+def test_relevance_level_and_arrow_tables(local_ray):
+    qrels, run = random_tables(4)
+    report = evaluate_columns(qrels, run, METRICS, relevance_level=2)
+    result = evaluate_ray(pa.Table.from_pandas(qrels), pa.Table.from_pandas(run), METRICS, relevance_level=2, shards=3)
+    assert_same(result, report)
+    assert "RayResult(queries=" in repr(result)
+
+
+def test_ray_datasets_in(local_ray):
+    qrels, run = random_tables(5)
+    result = evaluate_ray(ray.data.from_pandas(qrels), ray.data.from_pandas(chunks(run, 4)), METRICS)
+    assert_same(result, evaluate_columns(qrels, run, METRICS))
+
+
+def test_parquet_in_and_out(local_ray, tmp_path):
+    qrels, run = random_tables(6)
+    (tmp_path / "qrels").mkdir()
+    (tmp_path / "runs").mkdir()
+    pq.write_table(pa.Table.from_pandas(qrels, preserve_index=False), tmp_path / "qrels" / "all.parquet")
+    for i, part in enumerate(chunks(run, 3)):  # several files, several row groups each
+        pq.write_table(pa.Table.from_pandas(part, preserve_index=False), tmp_path / "runs" / f"run-{i}.parquet",
+                       row_group_size=100)
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*.parquet")}
+    out = tmp_path / "per_query.parquet"
+    result = evaluate_ray(tmp_path / "qrels", str(tmp_path / "runs" / "run-*.parquet"), METRICS, output=out,
+                          block_rows=150, shards=4)
+    report = evaluate_columns(qrels, run, METRICS)
+    assert_same(result, report)
+    written = pq.read_table(out).to_pandas()
+    assert sorted(p.name for p in out.iterdir()) == [f"part-{i:05d}.parquet" for i in range(4)]
+    assert {row.pop("query_id"): row for row in written.to_dict("records")} == report.per_query
+    assert result.output == str(out)
+    assert all(p.read_bytes() == b for p, b in before.items())  # inputs untouched
+    with pytest.raises(FileExistsError, match="already exists"):
+        evaluate_ray(tmp_path / "qrels", tmp_path / "runs", METRICS, output=out)
+
+
+def test_missing_error_names_the_queries(local_ray):
+    qrels, run = random_tables(7)
+    with pytest.raises(ValueError, match=r"^6 queries of qrels are missing from the run"):
+        evaluate_columns(qrels, run, METRICS, missing="error")
+    with pytest.raises(ValueError, match=r"^6 queries of qrels are missing from the run \((.*) \.\.\.\); pass") as got:
+        evaluate_ray(qrels, run, METRICS, missing="error", shards=3)
+    shown = str(got.value).split("(")[1].split(" ...")[0].split(", ")
+    assert len(shown) == 5 and set(shown) <= {f"'q{i}'" for i in range(6)}
+
+
+def test_bad_input_is_a_clear_error(local_ray, tmp_path):
+    qrels, run = random_tables(8)
+    with pytest.raises(ValueError, match=r"run needs the columns \['query_id', 'doc_id', 'score'\]; missing"):
+        evaluate_ray(qrels, run.drop(columns="doc_id"), METRICS)
+    bad = run.astype({"query_id": object})
+    bad.loc[5, "query_id"] = None
+    path = tmp_path / "bad.parquet"
+    pq.write_table(pa.Table.from_pandas(bad, preserve_index=False), path)
+    with pytest.raises(ValueError, match=r"run: .*bad\.parquet row 5: the query_id column is empty \(None/NaN\)"):
+        evaluate_ray(qrels, path, METRICS)
+    with pytest.raises(FileNotFoundError, match="no Parquet file matches"):
+        evaluate_ray(qrels, str(tmp_path / "nothing-*.parquet"), METRICS)
+    with pytest.raises(ValueError, match="no query could be scored"):
+        evaluate_ray(qrels.assign(grade=np.inf), run, METRICS)
+
+
+@pytest.mark.parametrize("how", ["oserror", "crash"])
+def test_a_shard_that_fails_once_is_retried(local_ray, tmp_path, how):
+    from distributed_support import flaky_filesystem
+
+    qrels, run = random_tables(9)
+    marker = tmp_path / "failed-once"
+    fs = flaky_filesystem("_tmp-00001-", str(marker), how)  # shard 1's output file fails the first time
+    out = tmp_path / "out"
+    result = evaluate_ray(qrels, run, METRICS, shards=3, output=str(out), filesystem=fs)
+    assert marker.exists()  # it did fail once
+    report = evaluate_columns(qrels, run, METRICS)
+    assert_same(result, report)
+    written = pq.read_table(out).to_pandas()
+    assert len(written) == len(report.query_ids)  # every row once, none twice
+    assert {row.pop("query_id"): row for row in written.to_dict("records")} == report.per_query
+
+
+def test_a_failure_is_not_retried_forever(local_ray, tmp_path):
+    from distributed_support import flaky_filesystem
+
+    qrels, run = random_tables(9)
+    fs = flaky_filesystem("_tmp-00001-", str(tmp_path / "marker"), "oserror")
+    with pytest.raises(Exception, match="injected failure"):
+        evaluate_ray(qrels, run, METRICS, shards=3, output=str(tmp_path / "out"), filesystem=fs, max_retries=0)
+
+
+# --------------------------------------------------------------------------- answers
+def answer_records(n: int = 300):
+    rng = np.random.default_rng(1)
+    words = ["paris", "is", "the", "capital", "of", "france", "berlin", "germany", "a", "city"]
+    records = []
+    for i in range(n):
+        prediction = " ".join(rng.choice(words, size=int(rng.integers(1, 6))))
+        if i % 3:
+            records.append({"query_id": f"a{i}", "prediction": prediction, "reference": "Paris is the capital",
+                            "kind": "single"})
+        else:
+            records.append({"query_id": f"a{i}", "prediction": prediction,
+                            "references": ["the capital of France", "Paris"], "kind": "multi"})
+    records[5] = {"query_id": "a5", "prediction": 42, "reference": "Paris"}  # not a string
+    records[7] = {"query_id": "a7", "prediction": "💥 boom", "reference": "Paris"}  # the embedder fails on it
+    return records
+
+
+def test_answers_on_an_actor_pool_equal_evaluate_answers(local_ray, tmp_path):
+    from distributed_support import CountingFactory, LetterEmbedder
+
+    from rag_eval_adapters.answers import evaluate_answers
+    from rag_eval_adapters.distributed import evaluate_answers_ray
+
+    records = answer_records()
+    metrics = ["em", "f1", "rouge_l", "semantic_similarity"]
+    report = evaluate_answers(records, metrics, LetterEmbedder())
+    assert set(report.errors) == {"a5", "a7"}
+    built = tmp_path / "built"
+    built.mkdir()
+    result = evaluate_answers_ray(ray.data.from_items(records), metrics, CountingFactory(str(built)),
+                                  concurrency=2, batch_size=40)
+    assert per_query_of(result) == report.per_query
+    assert result.errors == report.errors
+    assert result.counts == report.counts
+    for key, value in report.mean.items():
+        assert result.mean[key] == pytest.approx(value, rel=1e-12)
+    assert 1 <= len(list(built.iterdir())) <= 2  # 8 batches, the embedder built once per actor
+
+
+def test_answers_need_an_embedder_factory_for_semantic_similarity(local_ray):
+    from rag_eval_adapters.answers import evaluate_answers
+    from rag_eval_adapters.distributed import evaluate_answers_ray
+
+    with pytest.raises(ValueError, match="needs an embedder"):
+        evaluate_answers_ray(answer_records(30), ["semantic_similarity"])
+    records = answer_records(30)
+    result = evaluate_answers_ray(records, ["em", "f1"], concurrency=1, batch_size=10)  # a list of mappings
+    report = evaluate_answers(records, ["em", "f1"])
+    assert per_query_of(result) == report.per_query
+    assert result.errors == report.errors == {"a5": report.errors["a5"]}
+
+
+def test_many_small_files_and_many_shards(local_ray, tmp_path):
+    qrels, run = random_tables(13)
+    for name, frame in (("qrels", qrels), ("run", run)):
+        (tmp_path / name).mkdir()
+        for i, part in enumerate(chunks(frame, 6)):  # small files: grouped into blocks, pieces stay whole
+            pq.write_table(pa.Table.from_pandas(part, preserve_index=False), tmp_path / name / f"{i}.parquet")
+    result = evaluate_ray(tmp_path / "qrels", tmp_path / "run", METRICS, shards=40)
+    assert_same(result, evaluate_columns(qrels, run, METRICS))
+    assert result.stats["shards"] == 40 and result.stats["rows"] == {"qrels": len(qrels), "run": len(run)}
+    assert 0 < result.stats["worker_peak_private"] <= result.stats["worker_peak_rss"]
