@@ -81,19 +81,19 @@ def exact_match(prediction: str, references: References, *, normalization: Norma
     return max(1.0 if pred == normalization.tokens(ref) else 0.0 for ref in check_references(references))
 
 
-def _token_overlap(pred: list[str], ref: list[str]) -> Overlap:
-    if not pred or not ref:
-        return ZERO
-    counts = Counter(ref)
+def _token_overlap(pred: Counter, n_pred: int, ref: Counter, n_ref: int) -> Overlap:
+    if len(pred) > len(ref):
+        pred, ref = ref, pred
     same = 0
-    for token, n in Counter(pred).items():
-        m = counts.get(token)
+    get = ref.get
+    for token, n in pred.items():
+        m = get(token)
         if m:
             same += n if n < m else m
     if same == 0:
         return ZERO
-    precision = 1.0 * same / len(pred)
-    recall = 1.0 * same / len(ref)
+    precision = 1.0 * same / n_pred
+    recall = 1.0 * same / n_ref
     return Overlap(precision, recall, (2 * precision * recall) / (precision + recall))
 
 
@@ -110,10 +110,10 @@ def token_f1(prediction: str, references: References, *, normalization: Normaliz
     Overlap
         ``(precision, recall, f1)`` of the reference with the highest F1 (the first one among ties).
     """
-    pred = normalization.tokens(check_prediction(prediction))
+    pred, n_pred = normalization.token_counts(check_prediction(prediction))
     best = None
     for ref in check_references(references):
-        score = _token_overlap(pred, normalization.tokens(ref))
+        score = _token_overlap(pred, n_pred, *normalization.token_counts(ref))
         if best is None or score.f1 > best.f1:
             best = score
     return best

@@ -26,6 +26,7 @@ import re
 import string
 import sys
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, Optional
@@ -162,6 +163,20 @@ class Normalization:
         if articles:
             return [t for t in tokens if t not in articles]
         return tokens
+
+    def token_counts(self, text: str) -> tuple[Counter, int]:
+        """``(Counter of the tokens, number of tokens)`` of ``text``: what token F1 compares."""
+        if type(text) is str and text.isascii() and self.punctuation == "remove":
+            data = text.encode("ascii").translate(_TO_LOWER if self.casefold else None, _ASCII_PUNCT)
+            if not (self._article_re is not None and data.translate(None, _NOT_CONTROL)):
+                tokens = data.decode("ascii").split()
+                counts = Counter(tokens)
+                n = len(tokens)
+                for article in self.articles:
+                    n -= counts.pop(article, 0)
+                return counts, n
+        tokens = self.tokens(text)
+        return Counter(tokens), len(tokens)
 
     def normalize(self, text: str) -> str:
         """The normalised text: its tokens joined by single spaces (what exact match compares)."""
