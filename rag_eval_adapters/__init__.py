@@ -7,37 +7,76 @@
 
 The framework adapters live in submodules imported on demand: :mod:`rag_eval_adapters.llamaindex`,
 :mod:`rag_eval_adapters.langchain` and :mod:`rag_eval_adapters.rerank`.
+
+The public names below are loaded on first use (module ``__getattr__``), so ``import rag_eval_adapters`` costs
+little more than Python itself and a command such as ``rag-eval --help`` loads only what it needs.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ._version import __version__
-from .columnar import evaluate_columns
-from .evaluation import evaluate
-from .measures import (
-    DCG,
-    F1,
-    MRR,
-    NDCG,
-    AveragePrecision,
-    HitRate,
-    Metric,
-    Precision,
-    Recall,
-    RPrecision,
-    metric_names,
-    parse_metric,
-    parse_metrics,
-)
-from .jsonl import read_jsonl_qrels, read_jsonl_run
-from .readers import read_qrels, read_run
-from .report import GroupedReport, GroupStats, Report
-from .tables import read_table_qrels, read_table_run
-from .trec import read_trec_qrels, read_trec_run
+
+# public name -> submodule that defines it (loaded on first access)
+_LAZY: dict[str, str] = {
+    "evaluate": "evaluation",
+    "query_details": "evaluation",
+    "evaluate_columns": "columnar",
+    "Report": "report",
+    "GroupedReport": "report",
+    "GroupStats": "report",
+    "read_qrels": "readers",
+    "read_run": "readers",
+    "read_trec_qrels": "trec",
+    "read_trec_run": "trec",
+    "read_jsonl_qrels": "jsonl",
+    "read_jsonl_run": "jsonl",
+    "read_table_qrels": "tables",
+    "read_table_run": "tables",
+    "Metric": "measures",
+    "HitRate": "measures",
+    "MRR": "measures",
+    "Precision": "measures",
+    "Recall": "measures",
+    "F1": "measures",
+    "AveragePrecision": "measures",
+    "RPrecision": "measures",
+    "DCG": "measures",
+    "NDCG": "measures",
+    "parse_metric": "measures",
+    "parse_metrics": "measures",
+    "metric_names": "measures",
+}
+
+if TYPE_CHECKING:  # static analysers and IDEs see ordinary imports
+    from .columnar import evaluate_columns
+    from .evaluation import evaluate, query_details
+    from .measures import (
+        DCG,
+        F1,
+        MRR,
+        NDCG,
+        AveragePrecision,
+        HitRate,
+        Metric,
+        Precision,
+        Recall,
+        RPrecision,
+        metric_names,
+        parse_metric,
+        parse_metrics,
+    )
+    from .jsonl import read_jsonl_qrels, read_jsonl_run
+    from .readers import read_qrels, read_run
+    from .report import GroupedReport, GroupStats, Report
+    from .tables import read_table_qrels, read_table_run
+    from .trec import read_trec_qrels, read_trec_run
 
 __all__ = [
     "__version__",
     "evaluate",
+    "query_details",
     "evaluate_columns",
     "Report",
     "GroupedReport",
@@ -64,3 +103,19 @@ __all__ = [
     "parse_metrics",
     "metric_names",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name from its submodule on first access (PEP 562) and keep it as a module attribute."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

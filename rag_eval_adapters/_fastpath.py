@@ -22,12 +22,14 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from itertools import chain, repeat
-from operator import attrgetter, contains, is_
+from operator import attrgetter, contains, is_, itemgetter
 from typing import Any
 
 import numpy as np
 
 from ._kernel import Judged
+from ._ranking import rank_by_counting, ties_after
+from ._scoring import assemble
 from ._validation import as_judgments, as_ranking
 
 __all__ = ["judge_batch", "CHUNK"]
@@ -37,12 +39,14 @@ __all__ = ["judge_batch", "CHUNK"]
 CHUNK = 2048
 
 _NAN = math.nan
+_MAX_FLOAT = 1.7976931348623157e308
 # exact types whose values are numbers.Real and not bool: accepted as grades without a per-value check
 _REAL_TYPES = frozenset(
     {int, float, np.float64, np.float32, np.float16, np.int64, np.int32, np.int16, np.int8,
      np.uint64, np.uint32, np.uint16, np.uint8}
 )
 _get = attrgetter("get")
+_first = itemgetter(0)
 _values = dict.values
 
 
@@ -75,88 +79,23 @@ def judge_batch(
     """
     n = len(judgments)
     precise = np.zeros(n, dtype=bool)  # queries for the per-query validators
-
-    # ---- qrels: vectorised checks over every dict entry
-    jfast = np.fromiter(map(is_, map(type, judgments), repeat(dict)), dtype=bool, count=n)
-    jlen = np.zeros(n, dtype=np.int64)
-    fast_idx = np.flatnonzero(jfast)
-    jdicts = _pick(judgments, fast_idx, n)
-    jlen[fast_idx] = np.fromiter(map(len, jdicts), dtype=np.int64, count=len(jdicts))
-    bad = jfast & (jlen == 0)
-    if any(map(contains, jdicts, repeat(None))):
-        bad[fast_idx[[None in j for j in jdicts]]] = True
-    values = list(chain.from_iterable(map(_values, jdicts)))  # iterated twice: a list is cheaper than 2 chains
-    types = set(map(type, values))
-    if not types <= _REAL_TYPES:
-        odd = [not set(map(type, j.values())) <= _REAL_TYPES for j in jdicts]
-        bad[fast_idx[odd]] = True
-    precise |= ~jfast | bad
-    jlen[precise] = 0
-    if bad.any():  # leave out the grades of the rejected entries
-        jdicts = _pick(judgments, np.flatnonzero(~precise), n)
-        values = list(chain.from_iterable(map(_values, jdicts)))
-    grades = np.fromiter(values, dtype=np.float64, count=int(jlen.sum()))
-    del values
+    jlen, grades = _grades(judgments, precise)
     judged_q = np.repeat(np.arange(n, dtype=np.int64), jlen)
     nonfinite = ~np.isfinite(grades)
     if nonfinite.any():
         precise[np.unique(judged_q[nonfinite])] = True
-
-    # ---- runs: classify, then chunk by chunk
-    kinds = np.fromiter(map(_KINDS.get, map(type, runs), repeat(_OTHER)), dtype=np.int8, count=n)
-    precise |= kinds == _OTHER
-    n_ret = np.zeros(n, dtype=np.int64)
-    hit_j = []  # flat judged-entry index of each hit (gives query and grade)
-    hit_r = []  # its 1-based rank
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(jlen, out=offsets[1:])
-    for kind, handler in ((_SCORED, _scored_chunk), (_LISTED, _listed_chunk)):
-        members = np.flatnonzero((kinds == kind) & ~precise)
-        for start in range(0, members.shape[0], CHUNK):
-            idx = members[start:start + CHUNK]
-            jd = _pick(judgments, idx, n)
-            rd = _pick(runs, idx, n)
-            counts, hits_local, ranks, failed = handler(rd, jd)
-            n_ret[idx] = counts
-            if failed.any():
-                precise[idx[failed]] = True
-            if hits_local.shape[0]:
-                # hits_local indexes the chunk's flat judged entries: make it a global flat index
-                local_off = np.zeros(idx.shape[0] + 1, dtype=np.int64)
-                np.cumsum(jlen[idx], out=local_off[1:])
-                qloc = np.searchsorted(local_off, hits_local, side="right") - 1
-                hit_j.append(offsets[idx[qloc]] + hits_local - local_off[qloc])
-                hit_r.append(ranks)
-
-    # ---- queries for the precise per-query path
-    errors: dict[int, str] = {}
-    slow_pos: list[int] = []
-    slow_rank: list[list[Hashable]] = []
-    slow_judged: list[dict[Hashable, float]] = []
-    for i in np.flatnonzero(precise).tolist():
-        qid = query_ids[i]
-        try:
-            judged = as_judgments(judgments[i], qid, "qrels")
-            ranking = [] if runs[i] is ABSENT else as_ranking(runs[i], qid, "run")
-        except (TypeError, ValueError) as exc:
-            errors[i] = str(exc)
-            continue
-        slow_pos.append(i)
-        slow_rank.append(ranking)
-        slow_judged.append(judged)
+    n_ret, hj, hr = _rank_runs(judgments, runs, jlen, precise)
+    slow_pos, slow_rank, slow_judged, errors = _precise(judgments, runs, query_ids, precise)
 
     # ---- assemble, in query order, the scored queries only
     scored = ~precise
-    for i in slow_pos:
-        scored[i] = True
+    scored[slow_pos] = True
     ok = np.flatnonzero(scored)
     new_index = np.full(n, -1, dtype=np.int64)
     new_index[ok] = np.arange(ok.shape[0], dtype=np.int64)
 
     fast_rows = ~precise[judged_q]
     fq, fg = judged_q[fast_rows], grades[fast_rows]
-    hj = np.concatenate(hit_j) if hit_j else np.zeros(0, dtype=np.int64)
-    hr = np.concatenate(hit_r) if hit_r else np.zeros(0, dtype=np.int64)
     keep = ~precise[judged_q[hj]]
     hj, hr = hj[keep], hr[keep]
     hq, hg = new_index[judged_q[hj]], grades[hj]
@@ -176,25 +115,103 @@ def judge_batch(
         iq = np.concatenate([iq, remap[slow.ideal_q]])
         ig = np.concatenate([ig, slow.ideal_grade])
 
-    order = _group_sort(hq, hr)
-    hq, hr, hg = hq[order], hr[order], hg[order]
-    sorted_ig = _sort_desc_in_groups(iq, ig)
-    if sorted_ig is None:
-        order = _group_sort(iq, -ig)
-        iq, ig = iq[order], ig[order]
-    else:
-        ig = sorted_ig
-    return ok, Judged(
-        n_ret=out_ret,
-        n_rel=n_rel,
-        hit_q=hq,
-        hit_rank=hr,
-        hit_grade=hg,
-        ideal_q=iq,
-        ideal_pos=_position_in_group(iq),
-        ideal_grade=ig,
-        relevance_level=float(relevance_level),
-    ), errors
+    return ok, assemble(out_ret, n_rel, hq, hr, hg, iq, ig, relevance_level), errors
+
+
+def _grades(judgments: Sequence[Any], precise: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorised checks over every plain-dict qrels entry: (entries per query, their grades, flat).
+
+    Queries that need the per-query validators are marked in ``precise`` and count no entries here.
+    """
+    n = len(judgments)
+    jfast = np.fromiter(map(is_, map(type, judgments), repeat(dict)), dtype=bool, count=n)
+    jlen = np.zeros(n, dtype=np.int64)
+    fast_idx = np.flatnonzero(jfast)
+    jdicts = _pick(judgments, fast_idx, n)
+    jlen[fast_idx] = np.fromiter(map(len, jdicts), dtype=np.int64, count=len(jdicts))
+    bad = jfast & (jlen == 0)
+    if any(map(contains, jdicts, repeat(None))):
+        bad[fast_idx[[None in j for j in jdicts]]] = True
+    values = list(chain.from_iterable(map(_values, jdicts)))  # iterated twice: a list is cheaper than 2 chains
+    types = set(map(type, values))
+    if not types <= _REAL_TYPES:
+        odd = [not set(map(type, j.values())) <= _REAL_TYPES for j in jdicts]
+        bad[fast_idx[odd]] = True
+    precise |= ~jfast | bad
+    jlen[precise] = 0
+    if bad.any():  # leave out the grades of the rejected entries
+        jdicts = _pick(judgments, np.flatnonzero(~precise), n)
+        values = list(chain.from_iterable(map(_values, jdicts)))
+    try:
+        return jlen, np.fromiter(values, dtype=np.float64, count=int(jlen.sum()))
+    except OverflowError:  # an int too large for a float64: to the per-query validators, which name it
+        huge = [any(type(g) is int and abs(g) > _MAX_FLOAT for g in j.values()) for j in jdicts]
+        precise[np.flatnonzero(~precise)[huge]] = True
+        jlen[precise] = 0
+        values = list(chain.from_iterable(map(_values, _pick(judgments, np.flatnonzero(~precise), n))))
+        return jlen, np.fromiter(values, dtype=np.float64, count=int(jlen.sum()))
+
+
+def _rank_runs(judgments: Sequence[Any], runs: Sequence[Any], jlen: np.ndarray, precise: np.ndarray):
+    """Classify the run entries and rank the judged documents of the dicts and lists, chunk by chunk.
+
+    Returns ``(n_ret, hit_j, hit_r)``: distinct retrieved per query, and for each hit its flat judged-entry index
+    (which gives its query and grade) and its 1-based rank. Queries that fail a check are marked ``precise``.
+    """
+    n = len(runs)
+    kinds = np.fromiter(map(_KINDS.get, map(type, runs), repeat(_OTHER)), dtype=np.int8, count=n)
+    precise |= kinds == _OTHER
+    listed = np.flatnonzero((kinds == _LISTED) & ~precise)
+    if listed.shape[0]:  # lists of (doc_id, score) pairs: the per-query validators read them as scores
+        lists = _pick(runs, listed, n)
+        try:
+            first_types = set(map(type, map(_first, lists)))
+        except IndexError:  # an empty list among them
+            first_types = {type(r[0]) for r in lists if r}
+        if tuple in first_types:
+            precise[listed[[bool(r) and type(r[0]) is tuple for r in lists]]] = True
+    n_ret = np.zeros(n, dtype=np.int64)
+    hit_j, hit_r = [], []
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(jlen, out=offsets[1:])
+    for kind, handler in ((_SCORED, _scored_chunk), (_LISTED, _listed_chunk)):
+        members = np.flatnonzero((kinds == kind) & ~precise)
+        for start in range(0, members.shape[0], CHUNK):
+            idx = members[start:start + CHUNK]
+            counts, hits_local, ranks, failed = handler(_pick(runs, idx, n), _pick(judgments, idx, n))
+            n_ret[idx] = counts
+            if failed.any():
+                precise[idx[failed]] = True
+            if hits_local.shape[0]:
+                # hits_local indexes the chunk's flat judged entries: make it a global flat index
+                local_off = np.zeros(idx.shape[0] + 1, dtype=np.int64)
+                np.cumsum(jlen[idx], out=local_off[1:])
+                qloc = np.searchsorted(local_off, hits_local, side="right") - 1
+                hit_j.append(offsets[idx[qloc]] + hits_local - local_off[qloc])
+                hit_r.append(ranks)
+    empty = np.zeros(0, dtype=np.int64)
+    return n_ret, np.concatenate(hit_j) if hit_j else empty, np.concatenate(hit_r) if hit_r else empty
+
+
+def _precise(judgments: Sequence[Any], runs: Sequence[Any], query_ids: Sequence[Hashable], precise: np.ndarray):
+    """The per-query validators on the marked queries: (positions, rankings, judgments) of the valid ones, and
+    position -> message of the others."""
+    errors: dict[int, str] = {}
+    positions: list[int] = []
+    rankings: list[list[Hashable]] = []
+    judged_list: list[dict[Hashable, float]] = []
+    for i in np.flatnonzero(precise).tolist():
+        qid = query_ids[i]
+        try:
+            judged = as_judgments(judgments[i], qid, "qrels")
+            ranking = [] if runs[i] is ABSENT else as_ranking(runs[i], qid, "run")
+        except (TypeError, ValueError) as exc:
+            errors[i] = str(exc)
+            continue
+        positions.append(i)
+        rankings.append(ranking)
+        judged_list.append(judged)
+    return positions, rankings, judged_list, errors
 
 
 def _pick(items: Sequence[Any], idx: np.ndarray, n: int) -> list[Any]:
@@ -204,72 +221,10 @@ def _pick(items: Sequence[Any], idx: np.ndarray, n: int) -> list[Any]:
     return [items[i] for i in idx.tolist()]
 
 
-def _group_sort(group: np.ndarray, key: np.ndarray) -> np.ndarray:
-    """The permutation ordering rows by ``group`` then ``key`` (like ``np.lexsort((key, group))``).
-
-    Groups are small (a query's judged documents), so when ``group`` is already sorted (the usual case) the
-    rows are sorted within their groups as the rows of a padded matrix, which is much faster than lexsort.
-    """
-    n = group.shape[0]
-    if n < 2:
-        return np.arange(n)
-    if not (group[1:] >= group[:-1]).all():
-        return np.lexsort((key, group))
-    new = np.r_[True, group[1:] != group[:-1]]
-    starts = np.flatnonzero(new)
-    sizes = np.diff(np.r_[starts, n])
-    width = int(sizes.max())
-    if width * starts.shape[0] > 4 * n + 1024:  # a few very large groups: padding would waste memory
-        return np.lexsort((key, group))
-    column = np.arange(n) - np.repeat(starts, sizes)
-    if key.dtype.kind in "iu" and int(key.min()) >= 0 and int(key.max()) < (1 << 31):
-        # small non-negative integers (ranks): sort (key, column) packed in one int64, which is a plain sort
-        # of the padded rows (no argsort) and gives the stable order
-        filled = np.arange(width) < sizes[:, None]
-        packed = np.full((starts.shape[0], width), np.iinfo(np.int64).max)
-        packed[filled] = (key.astype(np.int64) << 32) | column
-        packed.sort(axis=1)
-        return (packed[filled] & 0xFFFFFFFF) + np.repeat(starts, sizes)
-    row = np.repeat(np.arange(starts.shape[0]), sizes)
-    padded = np.full((starts.shape[0], width), np.inf)
-    padded[row, column] = key
-    within = np.argsort(padded, axis=1, kind="stable")
-    order = (within + starts[:, None]).ravel()
-    return order[(np.arange(width) < sizes[:, None]).ravel()]
 
 
-def _sort_desc_in_groups(group: np.ndarray, values: np.ndarray) -> np.ndarray | None:
-    """``values`` sorted descending within each run of equal ``group`` values, or None when ``group`` is not
-    sorted or its groups are too uneven for a padded matrix (then use :func:`_group_sort`).
-
-    Only the values are sorted (no permutation), which is what the ideal grades need: rows of a query are
-    interchangeable once its grades are in order.
-    """
-    n = group.shape[0]
-    if n < 2:
-        return values.copy()
-    if not (group[1:] >= group[:-1]).all():
-        return None
-    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    sizes = np.diff(np.r_[starts, n])
-    width = int(sizes.max())
-    if width * starts.shape[0] > 4 * n + 1024:
-        return None
-    filled = np.arange(width) < sizes[:, None]
-    padded = np.full((starts.shape[0], width), np.inf)
-    padded[filled] = -values
-    padded.sort(axis=1)
-    return -padded[filled]
 
 
-def _position_in_group(q: np.ndarray) -> np.ndarray:
-    """1-based position of each row within its run of equal (sorted) ``q`` values."""
-    if not q.shape[0]:
-        return np.zeros(0, dtype=np.int64)
-    new = np.r_[True, q[1:] != q[:-1]]
-    starts = np.flatnonzero(new)
-    group = np.cumsum(new) - 1
-    return np.arange(q.shape[0], dtype=np.int64) - starts[group] + 1
 
 
 # --------------------------------------------------------------------------- {doc: score} runs
@@ -321,84 +276,29 @@ def _scored_chunk(runs: list[dict], judged: list[dict]):
     for i in tied_rows.tolist():
         if not failed[i] and len(set(map(type, runs[i]))) > 1:
             failed[i] = True
-    joff = np.concatenate([[0], np.cumsum(jlens)])
-    for h in np.flatnonzero(tied_hits).tolist():  # tied with another document: doc id descending
-        i = int(hq[h])
-        if failed[i]:
-            continue
-        s = hs[h]
-        doc = _nth_key(judged[i], int(found[h] - joff[i]))
-        try:
-            ranks[h] += sum(1 for d, v in runs[i].items() if v == s and d > doc)
-        except TypeError:
-            failed[i] = True
+    tied = np.flatnonzero(tied_hits)
+    if tied.shape[0]:  # tied with another document: the tied ids greater than its own come first (trec_eval)
+        joff = np.concatenate([[0], np.cumsum(jlens)])
+        roff = np.concatenate([[0], np.cumsum(lens)])
+        rows = hq[tied]
+        for part in np.split(tied, np.flatnonzero(rows[1:] != rows[:-1]) + 1):
+            i = int(hq[part[0]])
+            if failed[i]:
+                continue
+            keys = list(judged[i])
+            docs = [keys[j] for j in (found[part] - joff[i]).tolist()]
+            try:
+                ranks[part] += ties_after(list(runs[i]), values[roff[i]:roff[i + 1]], docs, hs[part])
+            except TypeError:
+                failed[i] = True
     return lens, found, ranks, failed
 
 
-def rank_by_counting(
-    values: np.ndarray, lens: np.ndarray, hit_row: np.ndarray, hit_score: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Ranks of some documents among the scores of their rows, before breaking ties.
-
-    ``values`` holds every row's scores one row after another (``lens`` per row, no NaN); hit ``h`` is a
-    document of row ``hit_row[h]`` scored ``hit_score[h]``. Returns ``(rank, tied, tied_rows)``:
-    ``rank[h] = 1 + #(scores of its row > hit_score[h])``; ``tied[h]`` whether another score of its row
-    equals it (the caller adds the tied documents whose id sorts after it); ``tied_rows`` the rows holding
-    any tie at all. Cost: one sort of every row, then a vectorised binary search per hit.
-    """
-    ordered, starts = sort_within_rows(values, lens)
-    start, length = starts[hit_row], lens[hit_row]
-    below = _count_below(ordered, start, length, hit_score, strict=True)  # scores < s
-    upto = _count_below(ordered, start, length, hit_score, strict=False)  # scores <= s
-    same = ordered[1:] == ordered[:-1]
-    if same.any():
-        row_of = np.repeat(np.arange(lens.shape[0], dtype=np.int64), lens)
-        pairs = np.flatnonzero(same)
-        tied_rows = np.unique(row_of[pairs][row_of[pairs] == row_of[pairs + 1]])
-    else:
-        tied_rows = np.zeros(0, dtype=np.int64)
-    return length - upto + 1, upto - below > 1, tied_rows
 
 
-def sort_within_rows(values: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``values`` sorted ascending within each row (rows laid one after another), and each row's start."""
-    m, total = lens.shape[0], values.shape[0]
-    starts = np.zeros(m, dtype=np.int64)
-    if m > 1:
-        np.cumsum(lens[:-1], out=starts[1:])
-    width = int(lens.max()) if m else 0
-    if not total or width < 2:
-        return values.copy(), starts
-    if width * m <= 4 * total + 4096:  # similar lengths: sort the rows of a padded matrix (NaN last)
-        matrix = np.full((m, width), np.nan)
-        filled = np.arange(width) < lens[:, None]
-        matrix[filled] = values
-        matrix.sort(axis=1)
-        return matrix[filled], starts
-    row = np.repeat(np.arange(m, dtype=np.int64), lens)  # very uneven lengths: one sort of (row, value)
-    return values[np.lexsort((values, row))], starts
 
 
-def _nth_key(mapping: dict, k: int) -> Hashable:
-    for j, key in enumerate(mapping):
-        if j == k:
-            return key
-    raise IndexError(k)  # pragma: no cover - k always indexes an existing key
 
-
-def _count_below(flat: np.ndarray, base: np.ndarray, lens: np.ndarray, s: np.ndarray, strict: bool) -> np.ndarray:
-    """Per hit: how many of its row's first ``lens`` (sorted) scores are < s (strict) or <= s."""
-    lo = np.zeros(s.shape[0], dtype=np.int64)
-    hi = lens.astype(np.int64, copy=True)
-    active = lo < hi
-    while active.any():
-        mid = (lo + hi) >> 1
-        v = flat[np.minimum(base + mid, flat.shape[0] - 1)]
-        go_right = (v < s) if strict else (v <= s)
-        lo = np.where(active & go_right, mid + 1, lo)
-        hi = np.where(active & ~go_right, mid, hi)
-        active = lo < hi
-    return lo
 
 
 # --------------------------------------------------------------------------- ranked lists

@@ -199,29 +199,54 @@ class Judged:
 
     def dcg(self, k: int | None = None, gain: str = "linear") -> np.ndarray:
         """Sum of gain(grade) / log2(rank + 1) over the retrieved documents within ``k``."""
-        mask = self.hit_grade > 0
-        if k is not None:
-            mask &= self.hit_rank <= k
-        values = _gain(self.hit_grade[mask], gain) / np.log2(self.hit_rank[mask] + 1.0)
-        return np.bincount(self.hit_q[mask], weights=values, minlength=self.n_queries)
+        return self._dcg(k, gain, None)
 
     def idcg(self, k: int | None = None, gain: str = "linear") -> np.ndarray:
         """The DCG of the judged grades in ideal (descending) order, cut at ``k``."""
-        mask = np.ones(self.ideal_q.shape[0], dtype=bool) if k is None else self.ideal_pos <= k
-        values = _gain(self.ideal_grade[mask], gain) / np.log2(self.ideal_pos[mask] + 1.0)
-        return np.bincount(self.ideal_q[mask], weights=values, minlength=self.n_queries)
+        return self._idcg(k, gain, None)
 
     def ndcg(self, k: int | None = None, gain: str = "linear") -> np.ndarray:
-        """dcg / idcg at ``k``; 0 when the ideal DCG is 0."""
-        return _divide(self.dcg(k, gain), self.idcg(k, gain))
+        """dcg / idcg at ``k``; 0 when the ideal DCG is 0.
+
+        A query whose DCG or ideal DCG overflows float64 (grades near 1.8e308, or >= 1024 with exponential
+        gain) is computed again with every gain divided by one constant of the query (its largest grade, or 2 to
+        that power), which leaves the ratio unchanged, so nDCG is finite and in [0, 1] for every finite grade.
+        """
+        with np.errstate(over="ignore", invalid="ignore"):
+            num, den = self._dcg(k, gain, None), self._idcg(k, gain, None)
+            out = _divide(num, den)
+            wide = ~(np.isfinite(num) & np.isfinite(den))
+            if wide.any():
+                top = np.zeros(self.n_queries, dtype=np.float64)
+                np.maximum.at(top, self.ideal_q, self.ideal_grade)
+                out[wide] = _divide(self._dcg(k, gain, top), self._idcg(k, gain, top))[wide]
+        return out
+
+    def _dcg(self, k: int | None, gain: str, top: np.ndarray | None) -> np.ndarray:
+        mask = self.hit_grade > 0
+        if k is not None:
+            mask &= self.hit_rank <= k
+        q = self.hit_q[mask]
+        values = _gain(self.hit_grade[mask], gain, None if top is None else top[q])
+        return np.bincount(q, weights=values / np.log2(self.hit_rank[mask] + 1.0), minlength=self.n_queries)
+
+    def _idcg(self, k: int | None, gain: str, top: np.ndarray | None) -> np.ndarray:
+        mask = np.ones(self.ideal_q.shape[0], dtype=bool) if k is None else self.ideal_pos <= k
+        q = self.ideal_q[mask]
+        values = _gain(self.ideal_grade[mask], gain, None if top is None else top[q])
+        return np.bincount(q, weights=values / np.log2(self.ideal_pos[mask] + 1.0), minlength=self.n_queries)
 
 
-def _gain(grades: np.ndarray, gain: str) -> np.ndarray:
+def _gain(grades: np.ndarray, gain: str, top: np.ndarray | None = None) -> np.ndarray:
+    """gain(grade), divided by gain(top) (each row's own ``top > 0``) when ``top`` is given."""
     grades = np.maximum(grades, 0.0)
     if gain == "linear":
-        return grades
+        return grades if top is None else grades / top
     if gain == "exponential":
-        return np.exp2(grades) - 1.0
+        with np.errstate(over="ignore"):
+            if top is None:
+                return np.exp2(grades) - 1.0
+            return np.exp2(grades - top) - np.exp2(-top)  # (2**g - 1) / 2**top
     raise ValueError(f"gain must be one of {GAINS}, got {gain!r}")
 
 

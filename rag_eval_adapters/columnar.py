@@ -15,22 +15,29 @@ search, exactly as :func:`rag_eval_adapters.evaluate` ranks (score descending, t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Iterable, Mapping
-from typing import Any, Literal
+from operator import eq
+from typing import Any
 
 import numpy as np
 
-from operator import eq
-
-from ._fastpath import _count_below, _group_sort, _position_in_group, rank_by_counting
-from ._kernel import Judged
-from ._validation import check_level
+from ._ranking import (
+    argsort_within_rows,
+    count_below,
+    group_sort,
+    position_in_group,
+    rank_by_counting,
+    ties_after,
+)
+from ._scoring import Missing, apply_missing, assemble, check_metrics, check_missing, finish
+from ._validation import check_grade, check_level, rank_by_score, twice_message
 from .evaluation import Report
-from .measures import MetricLike, parse_metrics
+from .measures import MetricLike
 
 __all__ = ["evaluate_columns"]
 
-Missing = Literal["zero", "skip", "error"]
+_MAX_FLOAT = 1.7976931348623157e308
 
 
 def evaluate_columns(
@@ -57,156 +64,164 @@ def evaluate_columns(
     ``report.errors`` and the others are still scored. Query ids are reported in the order they first appear
     in ``qrels``.
     """
-    measures = parse_metrics(metrics)
+    measures = check_metrics(metrics)
     level = check_level(relevance_level)
-    if missing not in ("zero", "skip", "error"):
-        raise ValueError(f"missing must be 'zero', 'skip' or 'error', got {missing!r}")
+    missing = check_missing(missing)
     jq, jd, grade = _columns(qrels, "qrels", ("query_id", "doc_id", "grade"))
     by_score = "score" in _names(run)
     rq, rd, order_col = _columns(run, "run", ("query_id", "doc_id", "score" if by_score else "rank"))
     if not jq.shape[0]:
         raise ValueError("qrels is empty: there is nothing to evaluate against")
-    grade = _floats(grade, "qrels", "grade")
-    order_col = _floats(order_col, "run", "score" if by_score else "rank")
+    raw_grade, raw_order = grade, order_col
+    grade, huge_grade = _floats(grade, "qrels", "grade")
+    order_col, huge_order = _floats(order_col, "run", "score" if by_score else "rank")
 
     # ---- integer codes: queries in qrels order of first appearance, documents shared by qrels and run
     (jqc, rqc), query_ids = _factorize_together(jq, rq)
     _no_nulls(jqc, "qrels", "query_id")
     _no_nulls(rqc, "run", "query_id")
-    nq_qrels = int(jqc.max()) + 1  # codes of qrels queries come first (first appearance)
+    nq = int(jqc.max()) + 1  # codes of qrels queries come first (first appearance)
     jdv, rdv = _id_values(jd, "qrels"), _id_values(rd, "run")
     if jdv.dtype != rdv.dtype:
         jdv, rdv = jdv.astype(object), rdv.astype(object)
     exact = jdv.dtype != object  # integer ids are their own keys; others are hashed, and matches verified
-    jk, rk = _keys(jdv), _keys(rdv)
+    jk = _keys(jdv)
     errors: dict[int, str] = {}
+    _check_qrels(errors, jqc, jk, jdv, grade, exact, query_ids, np.where(huge_grade, raw_grade, grade))
+    huge = np.flatnonzero(huge_order)
+    _reject(errors, rqc[huge], query_ids,
+            lambda q, i: _message(rank_by_score, {rdv[i]: raw_order[i]}, q, "run") if by_score
+            else f"query {q!r}: run holds a rank too large for a float64", huge)
 
-    # ---- qrels: one row per (query, doc), finite grades
-    _reject(errors, jqc[~np.isfinite(grade)], query_ids,
-            lambda q: f"query {q!r}: qrels holds a grade that is not a finite number")
+    in_qrels = rqc < nq
+    not_in_qrels = int(np.unique(rqc[~in_qrels]).shape[0])
+    rows = _Rows(rqc[in_qrels], rdv[in_qrels], order_col[in_qrels], nq, by_score, exact)
+    rows.validate(errors, query_ids)
+    absent = np.flatnonzero(rows.lens == 0)
+    apply_missing([query_ids[q] for q in absent.tolist()], nq, missing)
+
+    hit_judged, hit_row = rows.join(jqc, jk, jdv)
+    hq, ranks = rows.rank(hit_row, errors, query_ids)
+
+    # ---- statistics of the scored queries
+    scored = np.ones(nq, dtype=bool)
+    if missing == "skip":
+        scored[absent] = False
+    scored[list(errors)] = False
+    ok = np.flatnonzero(scored)
+    new = np.full(nq, -1, dtype=np.int64)
+    new[ok] = np.arange(ok.shape[0])
+    keep_hit, keep_j = scored[hq], scored[jqc]
+    jq_new, g = new[jqc[keep_j]], grade[keep_j]
+    judged = assemble(
+        rows.lens[ok],
+        np.bincount(jq_new[g >= level], minlength=ok.shape[0]),
+        new[hq[keep_hit]], ranks[keep_hit], grade[hit_judged][keep_hit],
+        jq_new[g > 0], g[g > 0], level,
+    )
+    counts = {"queries": nq, "scored": 0, "missing_from_run": int(absent.shape[0]),
+              "not_in_qrels": not_in_qrels, "errors": 0}
+    error_text = {query_ids[q]: errors[q] for q in sorted(errors)}
+    return finish(measures, judged, [query_ids[q] for q in ok.tolist()], error_text, counts, level)
+
+
+def _check_qrels(errors, jqc, jk, jdv, grade, exact, query_ids, given) -> None:
+    """Record the queries whose qrels hold a grade that is not finite (``given`` as written) or judge a
+    document twice."""
+    bad = np.flatnonzero(~np.isfinite(grade))
+    _reject(errors, jqc[bad], query_ids, lambda q, i: _message(check_grade, _plain(given[i]), jdv[i], "qrels", q), bad)
     jorder = np.lexsort((jk, jqc))
     same = np.flatnonzero((jqc[jorder][1:] == jqc[jorder][:-1]) & (jk[jorder][1:] == jk[jorder][:-1]))
     a, b = jorder[same], jorder[same + 1]
-    dup = a[_equal(jdv, a, jdv, b, exact)]
-    _reject(errors, jqc[dup], query_ids,
-            lambda q: f"query {q!r}: qrels judges a document twice; keep one grade per document")
+    dup = b[_equal(jdv, a, jdv, b, exact)]
+    _reject(errors, jqc[dup], query_ids, lambda q, i: twice_message(q, "qrels", jdv[i], "grade"), dup)
 
-    # ---- run: keep queries of the qrels, grouped by query (stable), validated
-    in_qrels = rqc < nq_qrels
-    not_in_qrels = int(np.unique(rqc[~in_qrels]).shape[0])
-    if not in_qrels.all():
-        rqc, rk, rdv, order_col = rqc[in_qrels], rk[in_qrels], rdv[in_qrels], order_col[in_qrels]
-    if not by_score:
-        bad = ~np.isfinite(order_col)
-        _reject(errors, rqc[bad], query_ids, lambda q: f"query {q!r}: run holds a rank that is not a number")
-        order_col = np.where(bad, 0.0, order_col)
-        grouping = _group_sort(rqc, order_col)  # by query, then by rank
-    else:
-        grouping = None if (rqc[1:] >= rqc[:-1]).all() else np.argsort(rqc, kind="stable")
-    if grouping is not None:
-        rqc, rk, rdv, order_col = rqc[grouping], rk[grouping], rdv[grouping], order_col[grouping]
-    lens = np.bincount(rqc, minlength=nq_qrels)
-    by_key, starts = _argsort_within_rows(rk, lens, stable=not by_score)
-    keys_sorted = rk[by_key]
-    adjacent = np.flatnonzero(keys_sorted[1:] == keys_sorted[:-1])
-    adjacent = adjacent[rqc[by_key[adjacent]] == rqc[by_key[adjacent + 1]]]
-    a, b = by_key[adjacent], by_key[adjacent + 1]
-    repeated = _equal(rdv, a, rdv, b, exact)
-    if by_score:
-        _reject(errors, rqc[np.isnan(order_col)], query_ids,
-                lambda q: f"query {q!r}: run holds a NaN score; scores must be numbers to rank by")
-        _reject(errors, rqc[b[repeated]], query_ids,
-                lambda q: f"query {q!r}: run scores a document twice; keep one score per document")
-    else:
+
+class _Rows:
+    """The run's rows of the qrels queries, grouped by query, with what ranking them needs."""
+
+    def __init__(self, rqc, rdv, order_col, nq, by_score, exact):
+        self.by_score, self.exact = by_score, exact
+        if not by_score:  # by query, then by rank
+            self.bad_rank = ~np.isfinite(order_col)
+            grouping = group_sort(rqc, np.where(self.bad_rank, 0.0, order_col))
+        else:
+            grouping = None if (rqc[1:] >= rqc[:-1]).all() else np.argsort(rqc, kind="stable")
+        if grouping is not None:
+            rqc, rdv, order_col = rqc[grouping], rdv[grouping], order_col[grouping]
+            if not by_score:
+                self.bad_rank = self.bad_rank[grouping]
+        self.q, self.ids, self.order, self.nq = rqc, rdv, order_col, nq
+        self._index()
+
+    def _index(self) -> None:
+        self.keys = _keys(self.ids)
+        self.lens = np.bincount(self.q, minlength=self.nq)
+        self.by_key, self.starts = argsort_within_rows(self.keys, self.lens, stable=not self.by_score)
+        self.keys_sorted = self.keys[self.by_key]
+
+    def validate(self, errors: dict[int, str], query_ids: list) -> None:
+        """Record NaN scores, documents scored twice, bad ranks; keep a repeated ranked document once."""
+        by_key = self.by_key
+        adjacent = np.flatnonzero(self.keys_sorted[1:] == self.keys_sorted[:-1])
+        adjacent = adjacent[self.q[by_key[adjacent]] == self.q[by_key[adjacent + 1]]]
+        a, b = by_key[adjacent], by_key[adjacent + 1]
+        repeated = _equal(self.ids, a, self.ids, b, self.exact)
+        if self.by_score:
+            nan = np.flatnonzero(np.isnan(self.order))
+            _reject(errors, self.q[nan], query_ids,
+                    lambda q, i: _message(rank_by_score, {self.ids[i]: math.nan}, q, "run"), nan)
+            twice = b[repeated]
+            _reject(errors, self.q[twice], query_ids, lambda q, i: twice_message(q, "run", self.ids[i], "score"),
+                    twice)
+            return
+        bad = np.flatnonzero(self.bad_rank)
+        _reject(errors, self.q[bad], query_ids,
+                lambda q, i: f"query {q!r}: run holds a rank that is not a number ({self.order[i]!r})", bad)
         if repeated.any():  # a repeated document counts once, at its best rank (the first of its run of keys)
-            keep = np.ones(rqc.shape[0], dtype=bool)
+            keep = np.ones(self.q.shape[0], dtype=bool)
             keep[b[repeated]] = False
-            rqc, rk, rdv = rqc[keep], rk[keep], rdv[keep]
-            lens = np.bincount(rqc, minlength=nq_qrels)
-            by_key, starts = _argsort_within_rows(rk, lens)
-            keys_sorted = rk[by_key]
-        order_col = -_position_in_group(rqc).astype(np.float64)  # as scores: position 1 scores highest
+            self.q, self.ids = self.q[keep], self.ids[keep]
+            self._index()
+        self.order = -position_in_group(self.q).astype(np.float64)  # as scores: position 1 scores highest
 
-    present = lens > 0
-    absent = np.flatnonzero(~present)
-    if missing == "error" and absent.shape[0]:
-        shown = ", ".join(repr(query_ids[q]) for q in absent[:5]) + (" ..." if absent.shape[0] > 5 else "")
-        raise ValueError(
-            f"{absent.shape[0]} queries of qrels are missing from the run ({shown}); "
-            "pass missing='zero' to score them 0 or missing='skip' to leave them out"
-        )
-    if missing == "skip" and not present.any():
-        raise ValueError("the run has no query in common with the qrels: check the query ids of both")
+    def join(self, jqc, jk, jdv):
+        """(judged row, run row) of every judged document the run retrieved: a binary search in its query's keys."""
+        starts, lens, keys_sorted = self.starts[jqc], self.lens[jqc], self.keys_sorted
+        if keys_sorted.shape[0]:
+            at = starts + count_below(keys_sorted, starts, lens, jk, strict=True)
+            at_c = np.minimum(at, keys_sorted.shape[0] - 1)
+            hit = (at < starts + lens) & (keys_sorted[at_c] == jk)
+        else:
+            hit, at_c = np.zeros(jqc.shape[0], dtype=bool), np.zeros(jqc.shape[0], dtype=np.int64)
+        hit_judged = np.flatnonzero(hit)
+        hit_row = self.by_key[at_c[hit_judged]]
+        if not self.exact:
+            ok_pair = _equal(jdv, hit_judged, self.ids, hit_row, self.exact)
+            if not ok_pair.all():  # equal hashes, different ids: look the id up among the query's rows
+                hit_judged, hit_row = _resolve_collisions(hit_judged, hit_row, ok_pair, jqc, jdv, self.ids,
+                                                          self.starts, self.lens)
+        return hit_judged, hit_row
 
-    # ---- join each judged document to its query's run rows: binary search in the query's sorted keys
-    if keys_sorted.shape[0]:
-        at = starts[jqc] + _count_below(keys_sorted, starts[jqc], lens[jqc], jk, strict=True)
-        at_c = np.minimum(at, keys_sorted.shape[0] - 1)
-        hit = (at < starts[jqc] + lens[jqc]) & (keys_sorted[at_c] == jk)
-    else:
-        hit, at_c = np.zeros(jqc.shape[0], dtype=bool), np.zeros(jqc.shape[0], dtype=np.int64)
-    hit_judged = np.flatnonzero(hit)
-    hit_row = by_key[at_c[hit_judged]]
-    if not exact:
-        ok_pair = _equal(jdv, hit_judged, rdv, hit_row, exact)
-        if not ok_pair.all():  # equal hashes, different ids: look the id up among the query's rows
-            hit_judged, hit_row = _resolve_collisions(hit_judged, hit_row, ok_pair, jqc, jdv, rdv, starts, lens)
-
-    # ---- ranks: scores sorted within each query, a binary search per judged document
-    hq = rqc[hit_row]
-    hs = order_col[hit_row]
-    finite = ~np.isnan(hs)
-    ranks = np.zeros(hq.shape[0], dtype=np.int64)
-    clean = np.nan_to_num(order_col, nan=-np.inf)  # NaN rows are errors already; keep the sort well defined
-    ranks[finite], tied, _ = rank_by_counting(clean, lens, hq[finite], hs[finite])
-    if tied.any():  # ties: the tied documents whose id sorts after this one come first (trec_eval)
+    def rank(self, hit_row, errors: dict[int, str], query_ids: list):
+        """(query, rank) of each hit: score descending, ties by doc id descending (trec_eval)."""
+        hq, hs = self.q[hit_row], self.order[hit_row]
+        finite = ~np.isnan(hs)
+        ranks = np.zeros(hq.shape[0], dtype=np.int64)
+        clean = np.where(np.isnan(self.order), -np.inf, self.order)  # NaN rows are errors already
+        ranks[finite], tied, _ = rank_by_counting(clean, self.lens, hq[finite], hs[finite])
         where = np.flatnonzero(finite)[tied]
-        ranks[where] += _tie_offsets(where, hq, hs, hit_row, starts, lens, rdv, order_col, query_ids, errors)
-
-    # ---- statistics of the scored queries
-    scored = np.ones(nq_qrels, dtype=bool)
-    if missing == "skip":
-        scored &= present
-    scored[list(errors)] = False
-    ok = np.flatnonzero(scored)
-    new = np.full(nq_qrels, -1, dtype=np.int64)
-    new[ok] = np.arange(ok.shape[0])
-    keep_hit = scored[hq]
-    hit_q, hit_rank = new[hq[keep_hit]], ranks[keep_hit]
-    hit_grade = grade[hit_judged][keep_hit]
-    order = _group_sort(hit_q, hit_rank)
-    keep_j = scored[jqc]
-    jq_new, g = new[jqc[keep_j]], grade[keep_j]
-    positive = g > 0
-    iq, ig = jq_new[positive], g[positive]
-    iorder = _group_sort(iq, -ig)
-    iq, ig = iq[iorder], ig[iorder]
-    judged = Judged(
-        n_ret=lens[ok].astype(np.int64),
-        n_rel=np.bincount(jq_new[g >= level], minlength=ok.shape[0]).astype(np.int64),
-        hit_q=hit_q[order],
-        hit_rank=hit_rank[order],
-        hit_grade=hit_grade[order],
-        ideal_q=iq,
-        ideal_pos=_position_in_group(iq),
-        ideal_grade=ig,
-        relevance_level=level,
-    )
-    if not ok.shape[0]:
-        first = next(iter(errors.values()))
-        raise ValueError(f"no query could be scored; {len(errors)} errors, the first: {first}")
-    values_out = np.empty((ok.shape[0], len(measures)), dtype=np.float64)
-    for j, measure in enumerate(measures):
-        values_out[:, j] = measure.compute(judged)
-    counts = {
-        "queries": nq_qrels,
-        "scored": int(ok.shape[0]),
-        "missing_from_run": int(absent.shape[0]),
-        "not_in_qrels": not_in_qrels,
-        "errors": len(errors),
-    }
-    error_text = {query_ids[q]: errors[q] for q in sorted(errors)}
-    return Report(measures, [query_ids[q] for q in ok.tolist()], values_out, error_text, counts, level)
+        if where.shape[0]:
+            rows = hq[where]
+            for part in np.split(where, np.flatnonzero(rows[1:] != rows[:-1]) + 1):
+                q = int(hq[part[0]])
+                span = slice(int(self.starts[q]), int(self.starts[q] + self.lens[q]))
+                try:
+                    ranks[part] += ties_after(self.ids[span].tolist(), clean[span],
+                                              self.ids[hit_row[part]].tolist(), hs[part])
+                except TypeError:
+                    errors.setdefault(q, _message(rank_by_score, {1: 0.0, "1": 0.0}, query_ids[q], "run"))
+        return hq, ranks
 
 
 # --------------------------------------------------------------------------- helpers
@@ -230,21 +245,40 @@ def _columns(table: Any, field: str, wanted: tuple[str, str, str]) -> tuple[np.n
         column = table[name]
         if hasattr(column, "to_numpy") and not isinstance(column, np.ndarray):
             column = column.to_numpy(zero_copy_only=False) if _is_arrow(column) else column.to_numpy()
-        out.append(np.asarray(column))
+        array = np.asarray(column)
+        if array.ndim != 1:
+            got = f"a scalar ({_short(column)})" if array.ndim == 0 else f"a {array.ndim}-D array of shape {array.shape}"
+            raise ValueError(f"{field}: the {name} column must be 1-D, one value per row; got {got}")
+        out.append(array)
     if len({c.shape[0] for c in out}) != 1:
         raise ValueError(f"{field}: the columns {list(wanted)} have different lengths")
     return tuple(out)
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python number it holds (for messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _is_arrow(column: Any) -> bool:
     return type(column).__module__.startswith("pyarrow")
 
 
-def _floats(column: np.ndarray, field: str, name: str) -> np.ndarray:
+def _floats(column: np.ndarray, field: str, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The column as float64, and the mask of values too large for a float64 (NaN in the result)."""
     if column.dtype.kind == "b":
         raise TypeError(f"{field}: the {name} column holds booleans; it must hold numbers")
     try:
-        return np.asarray(column, dtype=np.float64)
+        return np.asarray(column, dtype=np.float64), np.zeros(column.shape[0], dtype=bool)
+    except OverflowError:  # Python ints beyond float64: each becomes its query's error
+        huge = np.fromiter((isinstance(v, int) and abs(v) > _MAX_FLOAT for v in column), dtype=bool,
+                           count=column.shape[0])
+        return np.asarray(np.where(huge, math.nan, column).astype(np.float64)), huge
     except (TypeError, ValueError):
         raise TypeError(f"{field}: the {name} column must hold numbers, got dtype {column.dtype}") from None
 
@@ -289,25 +323,24 @@ def _no_nulls(codes: np.ndarray, field: str, name: str) -> None:
         raise ValueError(f"{field}: the {name} column is empty (None/NaN) at row {row}; every row needs an id")
 
 
-def _reject(errors: dict[int, str], queries: np.ndarray, query_ids: list, message) -> None:
-    for q in np.unique(queries).tolist():
-        errors.setdefault(q, message(query_ids[q]))
+def _reject(errors: dict[int, str], queries: np.ndarray, query_ids: list, message, rows: np.ndarray) -> None:
+    """Record ``message(query_id, row)`` for the query of each offending row (its first offending row)."""
+    first: dict[int, int] = {}
+    for q, i in zip(queries.tolist(), rows.tolist()):
+        first.setdefault(q, i)
+    for q, i in first.items():
+        errors.setdefault(q, message(query_ids[q], i))
 
 
-def _tie_offsets(hits, hq, hs, hit_row, starts, lens, ids, scores, query_ids, errors):
-    """For each tied hit, the number of documents of its query with the same score and a greater doc id."""
-    out = np.zeros(hits.shape[0], dtype=np.int64)
-    for n, h in enumerate(hits.tolist()):
-        q, s = int(hq[h]), hs[h]
-        rows = np.arange(starts[q], starts[q] + lens[q])
-        same = ids[rows[scores[rows] == s]].tolist()
-        doc = ids[hit_row[h]]
-        try:
-            out[n] = sum(1 for d in same if d > doc)
-        except TypeError:
-            errors.setdefault(q, f"query {query_ids[q]!r}: run mixes document id types that cannot be ordered "
-                                 "to break score ties; use string ids")
-    return out
+def _message(check, *args) -> str:
+    """The message the per-query validator ``check(*args)`` raises: one wording for both front doors."""
+    try:
+        check(*args)
+    except (TypeError, ValueError) as exc:
+        return str(exc)
+    raise AssertionError(f"{check.__name__}{args!r} accepted a value the columns refuse")  # pragma: no cover
+
+
 
 
 def _id_values(column: np.ndarray, field: str) -> np.ndarray:
@@ -356,22 +389,3 @@ def _resolve_collisions(hit_judged, hit_row, ok_pair, jqc, jdv, rdv, starts, len
     order = np.argsort(np.asarray(good_j, dtype=np.int64), kind="stable")
     return np.asarray(good_j, dtype=np.int64)[order], np.asarray(good_r, dtype=np.int64)[order]
 
-
-def _argsort_within_rows(keys: np.ndarray, lens: np.ndarray, stable: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Indices ordering ``keys`` within each row (rows one after another), and each row's start."""
-    m, total = lens.shape[0], keys.shape[0]
-    starts = np.zeros(m, dtype=np.int64)
-    if m > 1:
-        np.cumsum(lens[:-1], out=starts[1:])
-    width = int(lens.max()) if m else 0
-    if not total or width < 2:
-        return np.arange(total), starts
-    if width * m <= 4 * total + 4096:
-        matrix = np.full((m, width), np.iinfo(np.int64).max, dtype=np.int64)
-        filled = np.arange(width) < lens[:, None]
-        matrix[filled] = keys
-        within = np.argsort(matrix, axis=1, kind="stable" if stable else None)
-        real = within < lens[:, None]  # pads hold the largest key: they sort last (or among equal maxima)
-        return (within + starts[:, None])[real], starts
-    row = np.repeat(np.arange(m, dtype=np.int64), lens)
-    return np.lexsort((keys, row)), starts

@@ -13,6 +13,12 @@ For two runs A and B scored per query with the same metric, let ``d_q = B_q - A_
 * a percentile bootstrap confidence interval ``[ci_low, ci_high]`` of mean(d), resampling queries
   with replacement ``n_bootstrap`` times (seeded).
 
+Both random procedures are whole-matrix work: blocks of sign vectors (or resample multiplicities) times the
+``n x metrics`` matrix of differences, in single precision. A sign vector whose single-precision statistic
+lies within the rounding bound of the observed one is recounted in double precision, so the p-value is the
+double-precision count; bootstrap means are taken of the centred differences, so their rounding is far below
+the resampling noise. The t distribution is computed here (regularized incomplete beta), without scipy.
+
 :func:`compare_reports` runs these tests for every metric and every pair of runs, vectorized across
 metrics.  Only queries scored in every run take part (queries missing from a run already score 0
 in the core's reports; queries that failed with an error are left out of every run).
@@ -107,10 +113,53 @@ class Comparison:
         return f"Comparison(runs={self.runs}, metrics={len(self.metrics)}, queries={self.n_queries})"
 
 
+def _betacf(a: float, b: float, x: float) -> float:
+    """Continued fraction of the regularized incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 100_000):
+        m2 = 2 * m
+        for aa in (m * (b - m) * x / ((a - 1.0 + m2) * (a + m2)),
+                   -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1.0 + m2))):
+            d = 1.0 + aa * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + aa / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-16:
+            break
+    return h
+
+
+def _incomplete_beta(a: float, b: float, x: float, y: float) -> float:
+    """Regularized incomplete beta function ``I_x(a, b)``, given ``x`` and ``y = 1 - x`` both to full precision."""
+    if x <= 0.0:
+        return 0.0
+    if y <= 0.0:
+        return 1.0
+    if b == 0.5 and a > 1000.0:  # lgamma(a + 1/2) - lgamma(a) without the cancellation of two large numbers
+        z = 1.0 / a
+        log_ratio = 0.5 * math.log(a) + math.log1p(z * (-1 / 8 + z * (1 / 128 + z * (5 / 1024 - z * 21 / 32768))))
+    else:
+        log_ratio = math.lgamma(a + b) - math.lgamma(a)
+    log_front = log_ratio - math.lgamma(b) + a * (math.log1p(-y) if y < 0.5 else math.log(x))
+    log_front += b * (math.log1p(-x) if x < 0.5 else math.log(y))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(log_front) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(log_front) * _betacf(b, a, y) / b
+
+
+def _t_two_sided_p(t: float, df: int) -> float:
+    """Two-sided p-value of Student's t distribution: ``P(|T| >= |t|) = I_{df/(df+t^2)}(df/2, 1/2)``."""
+    t2 = t * t
+    p = _incomplete_beta(df / 2.0, 0.5, df / (df + t2), t2 / (df + t2))
+    return min(1.0, max(0.0, p))
+
+
 def _t_tests(d: np.ndarray) -> tuple[list[Optional[float]], list[float]]:
     """Two-sided paired t-test for each column of the difference matrix ``d`` (n x m)."""
-    from scipy import stats
-
     n = d.shape[0]
     mean = d.mean(axis=0)
     sd = d.std(axis=0, ddof=1)
@@ -124,38 +173,77 @@ def _t_tests(d: np.ndarray) -> tuple[list[Optional[float]], list[float]]:
             continue
         t = float(mu / (s / math.sqrt(n)))
         t_stats.append(t)
-        p_values.append(float(min(1.0, 2.0 * stats.t.sf(abs(t), n - 1))))
+        p_values.append(_t_two_sided_p(t, n - 1))
     return t_stats, p_values
 
 
+def _sign_bits(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
+    """A ``rows x n`` matrix of fair random 0/1 bits (uint8), eight bits per random byte."""
+    packed = rng.integers(0, 256, size=(rows, (n + 7) // 8), dtype=np.uint8)
+    return np.unpackbits(packed, axis=1, count=n)
+
+
 def _randomization(d: np.ndarray, n_permutations: int, rng: np.random.Generator) -> np.ndarray:
-    """Sign-flip randomization p-values for each column of ``d`` (n x m)."""
+    """Sign-flip randomization p-values for each column of ``d`` (n x m).
+
+    A sign vector ``s = 2 * bits - 1`` gives ``s @ d = 2 * (bits @ d) - sum(d)``. ``bits @ d`` is one
+    single-precision matrix product per block of sign vectors; a permutation whose single-precision
+    value lies within the rounding bound of the observed ``|sum(d)|`` is recomputed in double
+    precision, so every count is the double-precision decision.
+    """
     n, m = d.shape
-    observed = np.abs(d.mean(axis=0))
+    total = d.sum(axis=0)
+    threshold = np.abs(total) - n * _TOL  # |s @ d| >= |sum d| - n * tol  <=>  |mean(s * d)| >= |mean d| - tol
+    d32 = d.astype(np.float32)
+    # bound of |bits @ d32 (single) - bits @ d (exact)|, doubled for 2 * S - total, plus slack
+    err = n * 2.0**-24 * np.abs(d32).sum(axis=0, dtype=np.float64) + np.abs(d - d32).sum(axis=0)
+    margin = 2.0 * err * 1.01 + 1e-300
     exceed = np.zeros(m, dtype=np.int64)
-    chunk = max(1, _CHUNK_CELLS // max(n, 1))
+    chunk = max(1, min(n_permutations, _CHUNK_CELLS // max(n, 1)))
     done = 0
     while done < n_permutations:
         c = min(chunk, n_permutations - done)
-        signs = rng.integers(0, 2, size=(c, n), dtype=np.int8).astype(np.float64) * 2.0 - 1.0
-        perm = np.abs(signs @ d) / n  # c x m
-        exceed += (perm >= observed - _TOL).sum(axis=0)
+        bits = _sign_bits(rng, c, n)
+        value = np.abs(2.0 * (bits.astype(np.float32) @ d32).astype(np.float64) - total)  # c x m
+        exceed += (value >= threshold + margin).sum(axis=0)
+        close = np.abs(value - threshold) < margin
+        for j in np.flatnonzero(close.any(axis=0)):
+            rows = np.flatnonzero(close[:, j] & (value[:, j] < threshold[j] + margin[j]))
+            exact = np.abs(2.0 * (bits[rows].astype(np.float64) @ d[:, j]) - total[j])
+            exceed[j] += int((exact >= threshold[j]).sum())
         done += c
     return (exceed + 1) / (n_permutations + 1)
 
 
+def _index_dtype(n: int):
+    """The narrowest integer type of uniform draws in ``[0, n)`` (fewer random bits to make)."""
+    return np.uint16 if n <= 2**16 else np.int32 if n < 2**31 else np.int64
+
+
 def _bootstrap(d: np.ndarray, n_bootstrap: int, confidence: float, rng: np.random.Generator):
-    """Percentile bootstrap interval of the mean of each column of ``d`` (n x m)."""
+    """Percentile bootstrap interval of the mean of each column of ``d`` (n x m).
+
+    Each resample's multiplicities (``bincount`` of ``n`` uniform draws) weight the centred differences in
+    one single-precision matrix product per block; the mean is added back in double precision, so the
+    rounding stays far below the resampling noise and a constant difference gives a zero-width interval.
+    """
     n, m = d.shape
-    chunk = max(1, _CHUNK_CELLS // max(n, 1))
+    center = d.mean(axis=0)
+    centred = (d - center).astype(np.float32)
+    block = max(1, min(n_bootstrap, _CHUNK_CELLS // max(n, 1)))
+    sub = max(1, min(block, 200_000 // max(n, 1)))  # rows per bincount: its counters stay in cache
+    offsets = (np.arange(sub, dtype=np.int64) * n)[:, None]
+    weights = np.empty((block, n), dtype=np.float32)
     means = np.empty((n_bootstrap, m))
     done = 0
     while done < n_bootstrap:
-        c = min(chunk, n_bootstrap - done)
-        picks = rng.integers(0, n, size=(c, n))  # each row: n queries drawn with replacement
-        flat = (picks + (np.arange(c) * n)[:, None]).ravel()
-        weights = np.bincount(flat, minlength=c * n).reshape(c, n).astype(np.float64)  # times each query drawn
-        means[done : done + c] = weights @ d / n
+        c = min(block, n_bootstrap - done)
+        for start in range(0, c, sub):
+            r = min(sub, c - start)
+            picks = rng.integers(0, n, size=(r, n), dtype=_index_dtype(n))
+            flat = (picks + offsets[:r]).ravel()
+            weights[start : start + r] = np.bincount(flat, minlength=r * n).reshape(r, n)
+        means[done : done + c] = (weights[:c] @ centred).astype(np.float64) / n + center
         done += c
     alpha = (1.0 - confidence) / 2.0
     low = np.quantile(means, alpha, axis=0)
@@ -308,6 +396,20 @@ def compare_per_query(
             ).reshape(len(query_ids), len(metrics))
         except KeyError as exc:
             raise ValueError(f"run {name!r} has no per-query value for metric {exc.args[0]!r}") from None
+    return _compare_matrices(runs, metrics, query_ids, matrices, n_permutations, n_bootstrap, confidence, seed)
+
+
+def _compare_matrices(
+    runs: list[str],
+    metrics: list[str],
+    query_ids: list,
+    matrices: Mapping[str, np.ndarray],
+    n_permutations: int,
+    n_bootstrap: int,
+    confidence: float,
+    seed: Optional[int],
+) -> Comparison:
+    """Means and paired tests from one ``queries x metrics`` matrix per run, rows aligned on ``query_ids``."""
     mean = {
         name: {m: (float(matrices[name][:, j].mean()) if query_ids else 0.0) for j, m in enumerate(metrics)}
         for name in runs
@@ -362,13 +464,19 @@ def compare_reports(
         raise ValueError(f"compare needs at least two runs, got {len(names)}")
     typed = {name: as_report(reports[name], f"run {name!r}") for name in names}
     metrics = list(typed[names[0]].mean)
-    per_query: dict[str, dict[str, Mapping[str, float]]] = {}
+    _check_options(n_permutations, n_bootstrap, confidence)
+    common: Optional[set] = None
     for name in names:
         report = typed[name]
         if list(report.mean) != metrics:
             raise ValueError(f"run {name!r} was scored with different metrics than {names[0]!r}")
-        per_query[name] = {q: v for q, v in report.per_query.items() if q not in report.errors}
-    return compare_per_query(
-        per_query, metrics, n_permutations=n_permutations, n_bootstrap=n_bootstrap,
-        confidence=confidence, seed=seed,
-    )
+        scored = set(report.query_ids).difference(report.errors)
+        common = scored if common is None else common & scored
+    query_ids = sorted(common or ())
+    matrices = {}
+    for name in names:  # the report's own value matrix, rows taken in the common query order
+        report = typed[name]
+        row_of = {q: i for i, q in enumerate(report.query_ids)}
+        rows = np.fromiter((row_of[q] for q in query_ids), dtype=np.intp, count=len(query_ids))
+        matrices[name] = report.values[rows]
+    return _compare_matrices(names, metrics, query_ids, matrices, n_permutations, n_bootstrap, confidence, seed)

@@ -22,11 +22,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
+from .measures import F1, HitRate, Metric, Precision, Recall, parse_metric
 from .validation import check_grade
 
-__all__ = ["TextMatcher", "normalize_text", "contains_match", "TextJudgement", "judge_texts"]
+__all__ = [
+    "TextMatcher",
+    "normalize_text",
+    "contains_match",
+    "TextJudgement",
+    "judge_texts",
+    "TextRule",
+    "text_rule",
+    "score_texts",
+]
 
 TextMatcher = Callable[[str, str], bool]
 """``matcher(retrieved_text, expected_text) -> bool``: whether the retrieved text is relevant to the expected one."""
@@ -200,3 +210,71 @@ def judge_texts(
         matches=matches,
         expected_texts=tuple(expected),
     )
+
+
+TextRule = Literal["ranking", "coverage", "f1"]
+
+
+def text_rule(metric: Metric) -> TextRule:
+    """How a metric is scored under text matching (see :func:`score_texts`).
+
+    ``"coverage"`` for recall and the granular hit rate (expected texts matched / expected texts), ``"f1"`` for
+    F1 (the harmonic mean of the ranking precision and the coverage), ``"ranking"`` for every other metric.
+    """
+    if isinstance(metric, Recall) or (isinstance(metric, HitRate) and metric.granular):
+        return "coverage"
+    if isinstance(metric, F1):
+        return "f1"
+    return "ranking"
+
+
+def score_texts(
+    metric: Metric | str,
+    retrieved_texts: Sequence[str],
+    expected_texts: Sequence[str],
+    *,
+    matcher: TextMatcher | None = None,
+    grades: Mapping[str, float] | None = None,
+    relevance_level: float = 1,
+    query_id: Hashable | None = None,
+) -> float:
+    """One metric of one query whose retrieved items and ground truth are texts.
+
+    The rule shared by :func:`rag_eval_adapters.evaluate` (``match="text"``), the LlamaIndex metrics and the
+    LangChain evaluators:
+
+    1. repeated retrieved texts count once, at their first rank; with a cutoff ``k`` only the first ``k``
+       texts are judged;
+    2. :func:`judge_texts` matches them against the expected texts;
+    3. by :func:`text_rule`: a *ranking* metric (hit rate, MRR, precision, AP, R-precision, DCG, nDCG) is the id
+       metric of ``judgement.retrieved_ids`` against ``judgement.qrels``; a *coverage* metric (recall, the
+       granular hit rate) is expected texts matched / expected texts; F1 is ``2PR / (P + R)`` of the ranking
+       precision ``P`` and the coverage ``R`` (0 when both are 0).
+
+    Every value but DCG lies in [0, 1].
+
+    >>> score_texts("recall", ["Paris is in France.", "Rome"], ["paris", "berlin"])
+    0.5
+    >>> score_texts("mrr", ["Rome", "Paris is in France."], ["paris"])
+    0.5
+    """
+    metric = parse_metric(metric)
+    if retrieved_texts is None:
+        raise ValueError(
+            f"{_where(query_id)}retrieved_texts is missing: text matching needs the retrieved texts in rank "
+            "order ([] for an empty retrieval, which scores 0.0)"
+        )
+    texts = list(dict.fromkeys(_texts(retrieved_texts, "retrieved_texts", query_id)))
+    if metric.k is not None:
+        texts = texts[: metric.k]
+    judged = judge_texts(texts, expected_texts, matcher=matcher, grades=grades, query_id=query_id)
+    rule = text_rule(metric)
+    if rule == "ranking":
+        return metric.score(judged.retrieved_ids, judged.qrels, relevance_level=relevance_level, query_id=query_id)
+    coverage = Recall().score(judged.covered_ids, judged.expected_qrels, relevance_level=relevance_level,
+                              query_id=query_id)
+    if rule == "coverage":
+        return coverage
+    precision = Precision(k=metric.k).score(judged.retrieved_ids, judged.qrels, relevance_level=relevance_level,
+                                            query_id=query_id)
+    return 0.0 if precision + coverage == 0 else 2 * precision * coverage / (precision + coverage)

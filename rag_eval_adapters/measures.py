@@ -39,7 +39,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, field_validator
 
 from ._kernel import Judged
-from ._validation import as_judgments, as_ranking
+from ._validation import as_judgments, as_ranking, finite
 from .validation import Cutoff, Flag, Gain, RelevanceLevel, check_level, plain_error
 
 __all__ = [
@@ -175,7 +175,8 @@ class Metric(BaseModel):
         """
         judged = as_judgments(expected, query_id)
         ranking = as_ranking(retrieved_ids, query_id)
-        return float(self.compute(Judged.from_rankings([ranking], [judged], check_level(relevance_level)))[0])
+        value = float(self.compute(Judged.from_rankings([ranking], [judged], check_level(relevance_level)))[0])
+        return finite(value, self.label, query_id)
 
     def __call__(self, retrieved_ids: Any, expected: Any, **kwargs: Any) -> float:
         """Same as :meth:`score`."""

@@ -32,7 +32,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, Optional, Union
 
 from ._kernel import Judged
-from ._validation import as_judgments, check_gain, check_grade, check_k
+from ._validation import as_judgments, check_gain, check_grade, check_k, finite
 from .measures import METRICS, Metric
 
 __all__ = [cls.function for cls in METRICS.values()] + ["idcg", "dcg_at_k", "idcg_at_k", "ndcg_at_k"]
@@ -116,7 +116,8 @@ def idcg(
     3.0
     """
     k, gain = check_k(k), check_gain(gain)
-    return float(Judged.from_rankings([[]], [as_judgments(expected, query_id)]).idcg(k, gain)[0])
+    return finite(float(Judged.from_rankings([[]], [as_judgments(expected, query_id)]).idcg(k, gain)[0]), "idcg",
+                  query_id)
 
 
 def _grades(relevances: Iterable[float]) -> list[float]:
@@ -132,7 +133,7 @@ def dcg_at_k(relevances: Sequence[float], k: int | None = None, gain: str = "lin
     6.1487
     """
     k, gain = check_k(k), check_gain(gain)
-    return float(Judged.from_grades(_grades(relevances)).dcg(k, gain)[0])
+    return finite(float(Judged.from_grades(_grades(relevances)).dcg(k, gain)[0]), "dcg")
 
 
 def idcg_at_k(relevances: Sequence[float], k: int | None = None, gain: str = "linear") -> float:
@@ -142,7 +143,7 @@ def idcg_at_k(relevances: Sequence[float], k: int | None = None, gain: str = "li
     6.3235
     """
     k, gain = check_k(k), check_gain(gain)
-    return float(Judged.from_grades(_grades(relevances)).idcg(k, gain)[0])
+    return finite(float(Judged.from_grades(_grades(relevances)).idcg(k, gain)[0]), "idcg")
 
 
 def ndcg_at_k(relevances: Sequence[float], k: int | None = None, gain: str = "linear") -> float:

@@ -239,13 +239,32 @@ def _arrow_table(source: Source, n_fields: int, value_at: int, value_type: str, 
     return table.set_column(value_at, names[value_at], value)
 
 
+_NUMPY_OF_ARROW = {"int8": "i1", "int16": "i2", "int32": "i4", "int64": "i8", "uint8": "u1", "uint16": "u2",
+                   "uint32": "u4", "uint64": "u8", "float": "f4", "double": "f8"}
+
+
+def _to_numpy(column: Any) -> Any:
+    """A numeric Arrow column as a numpy array, read from its data buffer when it has no nulls (Arrow's own
+    ``to_numpy`` imports pandas, which reading a file does not need)."""
+    import numpy as np
+
+    array = column.combine_chunks() if hasattr(column, "combine_chunks") else column
+    code = _NUMPY_OF_ARROW.get(str(array.type))
+    if code is None or array.null_count:
+        return array.to_numpy(zero_copy_only=False)
+    dtype = np.dtype(code)
+    if len(array) == 0:
+        return np.empty(0, dtype=dtype)
+    return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array), offset=array.offset * dtype.itemsize)
+
+
 def _nest(table: Any, value_at: int) -> dict | None:
     """``{query: {doc: value}}`` in file order, or None when a query repeats a document (the line reader says where)."""
     import pyarrow.compute as pc
 
     queries = table.column(0)
     encoded = pc.dictionary_encode(queries).combine_chunks()
-    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    codes = _to_numpy(encoded.indices)
     names = encoded.dictionary.to_pylist()
     import numpy as np
 
@@ -261,7 +280,7 @@ def _nest(table: Any, value_at: int) -> dict | None:
         docs, values = docs.take(order), values.take(order)
     sizes = np.diff(bounds)
     doc_iter = iter(docs.to_pylist())
-    value_iter = iter(values.to_numpy(zero_copy_only=False).tolist())
+    value_iter = iter(_to_numpy(values).tolist())
     # one dict per query, built in C: dict(zip(next `size` docs, next `size` values))
     groups = list(map(dict, map(zip, map(islice, repeat(doc_iter), sizes.tolist()),
                                 map(islice, repeat(value_iter), sizes.tolist()))))

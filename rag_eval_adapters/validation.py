@@ -33,6 +33,9 @@ from pydantic import BeforeValidator, ValidationError, ValidationInfo
 
 from ._kernel import GAINS
 
+#: the largest cutoff: any ranking is whole well before it (and a cutoff must fit in an int64)
+MAX_K = 2**62
+
 __all__ = [
     "GAINS",
     "Cutoff",
@@ -58,6 +61,12 @@ def where(query_id: Any) -> str:
     return "" if query_id is None else f"query {query_id!r}: "
 
 
+def _short(value: Any) -> str:
+    """``repr(value)``, cut short for numbers of hundreds of digits."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
+
+
 def _number(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, numbers.Real)
 
@@ -70,6 +79,8 @@ def check_k(k: Any, field: str = "k") -> int | None:
         raise TypeError(f"{field} must be a positive int or None (the whole list), got {k!r}")
     if k < 1:
         raise ValueError(f"{field} must be a positive int or None (the whole list), got {k!r}")
+    if k > MAX_K:
+        raise ValueError(f"{field} must be at most 2**62 (None: the whole list), got a {len(str(k))}-digit number")
     return int(k)
 
 
@@ -109,7 +120,7 @@ def check_grade(grade: Any, doc: Any, field: str, query_id: Any = None) -> float
     except OverflowError:
         value = math.inf
     if not math.isfinite(value):
-        raise ValueError(f"{where(query_id)}{field}[{doc!r}] must be a finite grade, got {grade!r}")
+        raise ValueError(f"{where(query_id)}{field}[{doc!r}] must be a finite grade, got {_short(grade)}")
     return value
 
 
@@ -119,8 +130,11 @@ def check_score(score: Any, doc: Any, field: str = "run", query_id: Any = None) 
         raise TypeError(f"{where(query_id)}{field}[{doc!r}] must be a numeric score, got {score!r}")
     try:
         value = float(score)
-    except OverflowError:
-        value = math.inf if score > 0 else -math.inf
+    except OverflowError:  # an int beyond float64: ranking it as +-inf would hide a broken score
+        raise ValueError(
+            f"{where(query_id)}{field}[{doc!r}] is too large for a float64 ({_short(score)}); "
+            "scores must fit in a float64 to rank by"
+        ) from None
     if math.isnan(value):
         raise ValueError(f"{where(query_id)}{field}[{doc!r}] is NaN; scores must be numbers to rank by")
     return value
@@ -154,18 +168,26 @@ def _grade(value: Any, info: ValidationInfo) -> float:
     field = info.field_name or "grade"
     if not _number(value):
         raise TypeError(f"{field} must be a number (a relevance grade), got {value!r}")
-    if not math.isfinite(float(value)):
-        raise ValueError(f"{field} must be a finite grade, got {value!r}")
-    return float(value)
+    try:
+        grade = float(value)
+    except OverflowError:
+        grade = math.inf
+    if not math.isfinite(grade):
+        raise ValueError(f"{field} must be a finite grade, got {_short(value)}")
+    return grade
 
 
 def _score(value: Any, info: ValidationInfo) -> float:
     field = info.field_name or "score"
     if not _number(value):
         raise TypeError(f"{field} must be a numeric score, got {value!r}")
-    if math.isnan(float(value)):
+    try:
+        score = float(value)
+    except OverflowError:
+        raise ValueError(f"{field} is too large for a float64 ({_short(value)}); scores must fit in a float64") from None
+    if math.isnan(score):
         raise ValueError(f"{field} is NaN; scores must be numbers to rank by")
-    return float(value)
+    return score
 
 
 def _flag(value: Any, info: ValidationInfo) -> bool:

@@ -44,6 +44,27 @@ def test_randomization_matches_exact_enumeration():
     assert result.p_value == result.randomization_p_value
 
 
+def test_randomization_counts_exact_ties_of_decimal_differences():
+    # differences that are multiples of 0.1 reach |mean| exactly in many sign vectors, where rounding decides
+    d = np.array([0.1, -0.3, 0.2, 0.1, -0.4, 0.1, 0.3, -0.2, 0.1, 0.1, 0.2, -0.3, 0.1, 0.7])
+    a = np.full(len(d), 0.2)
+    flips = np.array(list(itertools.product([-1.0, 1.0], repeat=len(d))))
+    sums = np.abs(flips @ d)
+    exact = np.mean(sums >= abs(d.sum()) - 1e-9)
+    assert np.mean(np.abs(sums - abs(d.sum())) < 1e-9) > 0.01  # ties do occur
+    result = paired_test(a, a + d, n_permutations=200_000, seed=2)
+    assert result.randomization_p_value == pytest.approx(exact, abs=0.0015)
+
+
+def test_compare_reports_equals_compare_per_query_on_the_same_scores():
+    qrels, good, bad = paired_collection()
+    reports = {name: evaluate(qrels, run, ["ndcg@5", "mrr", "ap"]) for name, run in (("good", good), ("bad", bad))}
+    from_reports = compare_reports(reports, n_permutations=500, n_bootstrap=500, seed=3)
+    from_dicts = compare_per_query({k: r.per_query for k, r in reports.items()}, ["ndcg@5", "mrr", "ap"],
+                                   n_permutations=500, n_bootstrap=500, seed=3)
+    assert from_reports == from_dicts
+
+
 def test_bootstrap_interval_brackets_the_difference_and_has_the_right_coverage_width():
     rng = np.random.default_rng(5)
     a = rng.random(200)

@@ -8,9 +8,32 @@ import sys
 from pathlib import Path
 from typing import Any, Optional, Sequence, TextIO
 
-from ..measures import default_metric_names
 
-DEFAULT_METRICS = tuple(default_metric_names())  # from the registry: hit_rate, mrr, precision, recall, f1, ap, ndcg
+
+def _default_metrics() -> tuple[str, ...]:
+    """The registry's default metrics (hit_rate, mrr, precision, recall, f1, ap, ndcg), loaded when needed so
+    that ``rag-eval --help`` does not build the metric classes."""
+    from ..measures import default_metric_names
+
+    return tuple(default_metric_names())
+
+
+def __getattr__(name: str) -> Any:  # DEFAULT_METRICS, computed on first use
+    if name == "DEFAULT_METRICS":
+        return _default_metrics()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class _MetricOption(argparse._AppendAction):
+    """``-m/--metric``: its help names the registry's default metrics, looked up only when the help is shown."""
+
+    @property
+    def help(self) -> str:
+        return self._help.replace("{defaults}", ", ".join(_default_metrics()))
+
+    @help.setter
+    def help(self, value: str) -> None:
+        self._help = value
 DEFAULT_K = (1, 3, 5, 10, 20)
 FORMATS = ("table", "json", "csv", "markdown")
 
@@ -145,7 +168,7 @@ def resolve_metric_names(metrics: Optional[Sequence[str]], ks: Optional[Sequence
             keys.append(key)
 
     if not metrics:
-        for m in DEFAULT_METRICS:
+        for m in _default_metrics():
             for k in ks or DEFAULT_K:
                 add(key_of(f"{m}@{k}"))
         return keys
@@ -188,16 +211,6 @@ def parse_ks(text: Optional[str]) -> Optional[list[int]]:
     return ks
 
 
-def _ranked(docs: Any) -> list[str]:
-    """Rank a run entry: a list keeps its order; {doc: score} by score desc, doc id desc (trec_eval)."""
-    if isinstance(docs, dict):
-        return [d for d, _ in sorted(docs.items(), key=lambda item: (item[1], item[0]), reverse=True)]
-    seen: dict[str, None] = {}
-    for d in docs:
-        seen.setdefault(d, None)
-    return list(seen)
-
-
 def relevance_level(text: Optional[str]) -> float:
     """``--relevance-level``: any finite number, checked as the core checks it (a judged document is relevant
     when its grade is at least the level; an unjudged one never is)."""
@@ -214,16 +227,14 @@ def relevance_level(text: Optional[str]) -> float:
 
 
 def query_details(qrels: dict, run: dict, relevance_level: float = 1) -> dict:
-    """Per query: judged-relevant count, distinct retrieved count and rank of the first relevant doc."""
+    """Per query: judged-relevant count, distinct retrieved count and rank of the first relevant doc.
+
+    The core ranks the run (:func:`rag_eval_adapters.query_details`), exactly as it ranks for the metrics.
+    """
+    from .. import query_details as core_details
     from ..reports import QueryDetail
 
-    details = {}
-    for qid, judged in qrels.items():
-        relevant = {d for d, g in judged.items() if g >= relevance_level}
-        ranked = _ranked(run.get(qid, []))
-        first = next((i + 1 for i, d in enumerate(ranked) if d in relevant), None)
-        details[qid] = QueryDetail(relevant=len(relevant), retrieved=len(ranked), first_relevant_rank=first)
-    return details
+    return {qid: QueryDetail(**detail) for qid, detail in core_details(qrels, run, relevance_level).items()}
 
 
 def score_run(qrels: dict, run: dict, metrics: Sequence[str], relevance_level: float, name: str, steps: _Steps):
@@ -312,11 +323,10 @@ def _add_scoring_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--qrels", required=True, metavar="FILE",
                    help="judgments: TREC qrels (qid iter doc grade), JSONL, BEIR TSV or a CSV/Parquet table; "
                         ".gz allowed; - reads standard input")
-    p.add_argument("-m", "--metric", action="append", metavar="METRIC",
+    p.add_argument("-m", "--metric", action=_MetricOption, metavar="METRIC",
                    help="metric to compute, e.g. ndcg@10, ap, mrr, precision@5, hit_rate_granular@3, or "
                         "trec_eval/ir_measures names (P_5, ndcg_cut_10, nDCG@10, P(rel=2)@5); reported under "
-                        "the name given (repeatable, or comma-separated); default: "
-                        + ", ".join(DEFAULT_METRICS) + " at every --k")
+                        "the name given (repeatable, or comma-separated); default: {defaults} at every --k")
     p.add_argument("--k", metavar="K,K,...",
                    help="cutoffs, comma-separated (default 1,3,5,10,20); with -m, expands metrics "
                         "given without @k")

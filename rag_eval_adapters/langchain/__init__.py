@@ -57,8 +57,10 @@ from .documents import (
     document_id,
     document_text,
     find_documents,
+    find_expected_texts,
     find_reference,
     retrieved_ids,
+    retrieved_texts,
 )
 from .evaluators import (
     DOCUMENT_KEYS,
@@ -110,4 +112,6 @@ __all__ = [
     "find_answer",
     "find_reference_answers",
     "LangChainEmbedder",
+    "retrieved_texts",
+    "find_expected_texts",
 ]

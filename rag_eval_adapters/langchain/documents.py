@@ -271,7 +271,7 @@ def find_reference(
             raise ValueError(
                 f"{_where(query_id)}{example}{field} is missing (the reference outputs have keys "
                 f"{sorted(map(str, outputs))}); store the relevant document ids (or a mapping id -> grade) "
-                "there, or pass reference_key='<your key>'"
+                "there, or pass reference_key='<your key>' (or store the relevant texts under 'expected_texts')"
             )
         value = outputs[reference_key]
     if isinstance(value, (str, bytes)):
@@ -293,6 +293,46 @@ def find_reference(
             f"{_where(query_id)}{field} is empty: a query needs at least one relevant document id to be scored"
         )
     return reference
+
+
+def retrieved_texts(source: Any, *, documents_key: Optional[str] = None, query_id: Any = None) -> list[str]:
+    """The texts of the retrieved documents in rank order: ``Document.page_content``, or the item itself when it
+    is a plain string (for text matching, see :func:`rag_eval_adapters.matching.score_texts`)."""
+    texts = []
+    for rank, item in enumerate(find_documents(source, documents_key=documents_key, query_id=query_id), start=1):
+        text = item if isinstance(item, str) else document_text(item)
+        if not isinstance(text, str):
+            raise TypeError(
+                f"{_where(query_id)}document at rank {rank} is a {type(item).__name__} ({_short(item)}) with no text; "
+                "text matching needs Documents (page_content) or strings"
+            )
+        texts.append(text)
+    return texts
+
+
+def find_expected_texts(
+    source: Any, reference_key: str = "expected_ids", text_key: str = "expected_texts", *, query_id: Any = None
+) -> Optional[Union[list[str], dict[str, Any]]]:
+    """The expected texts of one query (a list, or a mapping text -> grade) when the reference outputs hold
+    ``text_key`` and not ``reference_key``; ``None`` when the reference is by id (see :func:`find_reference`)."""
+    if source is None or _is_list(source) or isinstance(source, (set, frozenset)):
+        return None
+    outputs = source if isinstance(source, Mapping) else getattr(source, "outputs", None)
+    if not isinstance(outputs, Mapping) or outputs.get(reference_key) is not None:
+        return None
+    value = outputs.get(text_key)
+    if value is None:
+        return None
+    field = f"outputs[{text_key!r}]"
+    if isinstance(value, (str, bytes)):
+        raise TypeError(
+            f"{_where(query_id)}{field} is a single string; store a list of texts, e.g. [{_short(value)}]"
+        )
+    if isinstance(value, Mapping):
+        return dict(value)
+    if not isinstance(value, Iterable):
+        raise TypeError(f"{_where(query_id)}{field} must be a list of texts, got {type(value).__name__}")
+    return list(value)
 
 
 def _short(value: Any, limit: int = 60) -> str:

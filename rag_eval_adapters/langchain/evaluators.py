@@ -9,9 +9,10 @@ from typing import Any, Optional, Union
 
 from langsmith.evaluation import EvaluationResult, EvaluationResults, RunEvaluator
 
+from ..matching import TextMatcher, score_texts
 from ..measures import METRICS, Metric, parse_metric
 from ..validation import check_level
-from .documents import _comment, find_reference, retrieved_ids
+from .documents import _comment, find_expected_texts, find_reference, retrieved_ids, retrieved_texts
 
 DOCUMENT_KEYS: tuple[str, ...] = ("documents", "output", "context", "source_documents")
 """Output keys searched, in order, for the retrieved documents when no ``documents_key`` is given."""
@@ -49,13 +50,20 @@ class _RetrievalEvaluator(RunEvaluator):
         id_key: Optional[str] = None,
         id_fn: Optional[IdFn] = None,
         relevance_level: float = 1,
+        text_key: str = "expected_texts",
+        matcher: Optional[TextMatcher] = None,
     ) -> None:
-        for name, value in (("reference_key", reference_key), ("documents_key", documents_key), ("id_key", id_key)):
+        for name, value in (("reference_key", reference_key), ("documents_key", documents_key), ("id_key", id_key),
+                            ("text_key", text_key)):
             if value is not None and not isinstance(value, str):
                 raise TypeError(f"{name} must be a string, got {value!r}")
         if id_fn is not None and not callable(id_fn):
             raise TypeError(f"id_fn must be a callable taking a document and returning its id, got {id_fn!r}")
         check_level(relevance_level)
+        if matcher is not None and not callable(matcher):
+            raise TypeError(f"matcher must be a callable (retrieved_text, expected_text) -> bool, got {matcher!r}")
+        self.text_key = text_key
+        self.matcher = matcher
         self.reference_key = reference_key
         self.documents_key = documents_key
         self.id_key = id_key
@@ -78,11 +86,14 @@ class _RetrievalEvaluator(RunEvaluator):
 
     def _options(self) -> str:
         defaults = {"reference_key": "expected_ids", "documents_key": None, "id_key": None, "id_fn": None,
-                    "relevance_level": 1}
+                    "relevance_level": 1, "text_key": "expected_texts", "matcher": None}
         return "".join(f", {name}={getattr(self, name)!r}" for name, default in defaults.items()
                        if getattr(self, name) != default)
 
     def _results(self, source: Any, reference_source: Any, query_id: Any) -> list[EvaluationResult]:
+        expected_texts = find_expected_texts(reference_source, self.reference_key, self.text_key, query_id=query_id)
+        if expected_texts is not None:
+            return self._text_results(source, expected_texts, query_id)
         reference = find_reference(reference_source, self.reference_key, query_id=query_id)
         ids = retrieved_ids(source, documents_key=self.documents_key, id_key=self.id_key, id_fn=self.id_fn,
                             query_id=query_id)
@@ -91,6 +102,23 @@ class _RetrievalEvaluator(RunEvaluator):
             EvaluationResult(
                 key=key,
                 score=float(metric.score(ids, reference, relevance_level=self.relevance_level, query_id=query_id)),
+                comment=comment,
+                feedback_config=dict(FEEDBACK_CONFIG),
+            )
+            for metric, key in zip(self.metrics, self._keys())
+        ]
+
+    def _text_results(self, source: Any, expected: Any, query_id: Any) -> list[EvaluationResult]:
+        """Scores by text matching (:func:`rag_eval_adapters.matching.score_texts`): the reference holds texts."""
+        texts = retrieved_texts(source, documents_key=self.documents_key, query_id=query_id)
+        grades = dict(expected) if isinstance(expected, dict) else None
+        wanted = list(expected)
+        comment = f"text matching: retrieved {len(texts)} texts; expected {len(wanted)} texts"
+        return [
+            EvaluationResult(
+                key=key,
+                score=float(score_texts(metric, texts, wanted, matcher=self.matcher, grades=grades,
+                                        relevance_level=self.relevance_level, query_id=query_id)),
                 comment=comment,
                 feedback_config=dict(FEEDBACK_CONFIG),
             )
@@ -148,6 +176,12 @@ class RetrievalMetricEvaluator(_RetrievalEvaluator):
         id_key: metadata key holding a document's id (default ``Document.id``).
         id_fn: callable returning a document's id (overrides ``id_key``).
         relevance_level: lowest grade counted relevant (graded references).
+        text_key: key of the example outputs holding the relevant *texts* (a list, or a mapping text -> grade),
+            used when the outputs have no ``reference_key``: the retrieved documents' texts (``page_content``)
+            are then matched against them (:func:`rag_eval_adapters.matching.score_texts`, the rule of
+            ``evaluate(..., match="text")`` and of the LlamaIndex metrics).
+        matcher: ``matcher(retrieved_text, expected_text) -> bool`` for text matching (default
+            :func:`~rag_eval_adapters.matching.contains_match`).
 
     ``score = metric.score(retrieved_ids, reference)``, exactly the core's value, in [0, 1]; an empty retrieval
     scores 0. A missing reference or outputs without documents is a ``ValueError`` naming what was missing
@@ -165,9 +199,11 @@ class RetrievalMetricEvaluator(_RetrievalEvaluator):
         id_key: Optional[str] = None,
         id_fn: Optional[IdFn] = None,
         relevance_level: float = 1,
+        text_key: str = "expected_texts",
+        matcher: Optional[TextMatcher] = None,
     ) -> None:
         super().__init__(reference_key=reference_key, documents_key=documents_key, id_key=id_key, id_fn=id_fn,
-                         relevance_level=relevance_level)
+                         relevance_level=relevance_level, text_key=text_key, matcher=matcher)
         parsed = parse_metric(metric)
         if k is not None:
             if parsed.k is None:
@@ -231,9 +267,13 @@ class RetrievalMetricsEvaluator(_RetrievalEvaluator):
         id_key: Optional[str] = None,
         id_fn: Optional[IdFn] = None,
         relevance_level: float = 1,
+        text_key: str = "expected_texts",
+        matcher: Optional[TextMatcher] = None,
     ) -> None:
         super().__init__(reference_key=reference_key, documents_key=documents_key, id_key=id_key, id_fn=id_fn,
-                         relevance_level=relevance_level)
+                         relevance_level=relevance_level, text_key=text_key, matcher=matcher)
+        if metrics is None:
+            raise TypeError("metrics is None: name at least one, e.g. ['hit_rate@3', 'mrr', 'ndcg@10']")
         specs = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
         parsed = [_bounded(parse_metric(spec)) for spec in specs]
         if not parsed:

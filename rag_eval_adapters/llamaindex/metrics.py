@@ -18,7 +18,7 @@ from llama_index.core.evaluation.retrieval.metrics_base import (
 )
 
 from .. import measures
-from ..matching import TextMatcher, judge_texts
+from ..matching import TextMatcher, score_texts
 from ..validation import Cutoff, RelevanceLevel, plain_error
 
 MatchMode = Literal["auto", "id", "text"]
@@ -60,9 +60,6 @@ class _CoreMetric(BaseRetrievalMetric):
     _core_cls: ClassVar[type[measures.Metric]]
     # core option name -> this class's field name (LlamaIndex's option names)
     _options: ClassVar[dict[str, str]] = {}
-    # text matching, from the core metric: "ranking": scored on the ranking; "coverage": expected texts
-    # matched; "f1": both
-    _text_kind: ClassVar[Callable[[measures.Metric], str]]
 
     top_k: Cutoff = Field(default=None, description="Cutoff: score the first top_k retrieved (None: all).")
     relevance_level: RelevanceLevel = Field(default=1.0, description="Lowest grade that counts as relevant.")
@@ -236,49 +233,25 @@ class _CoreMetric(BaseRetrievalMetric):
             )
         return self.measure.score(retrieved_ids, expected, relevance_level=self.relevance_level, query_id=query)
 
-    def _text_score_kind(self) -> str:
-        return type(self)._text_kind(self.measure)
-
     def _score_texts(self, query: Any, expected_texts: Any, retrieved_texts: Any, grades: Any) -> float:
-        if retrieved_texts is None:
-            raise ValueError(
-                f"{_where(query)}retrieved_texts is missing: text matching needs the retrieved texts in rank "
-                "order ([] for an empty retrieval, which scores 0.0)"
-            )
-        texts = list(dict.fromkeys(retrieved_texts))  # a repeated text counts once, at its first rank
-        if self.top_k is not None:
-            texts = texts[: self.top_k]
-        judged = judge_texts(texts, expected_texts, matcher=self.matcher, grades=grades, query_id=query)
-        level = self.relevance_level
-        if self._text_score_kind() == "ranking":
-            return self.measure.score(judged.retrieved_ids, judged.qrels, relevance_level=level, query_id=query)
-        # expected texts matched / expected texts (recall, granular hit rate)
-        recall = measures.Recall().score(
-            judged.covered_ids, judged.expected_qrels, relevance_level=level, query_id=query
-        )
-        if self._text_score_kind() != "f1":
-            return recall
-        precision = measures.Precision(k=self.top_k).score(
-            judged.retrieved_ids, judged.qrels, relevance_level=level, query_id=query
-        )
-        return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+        """The core's text-matching rule (:func:`rag_eval_adapters.matching.score_texts`)."""
+        return score_texts(self.measure, retrieved_texts, expected_texts, matcher=self.matcher, grades=grades,
+                           relevance_level=self.relevance_level, query_id=query)
 
 
 def _adapter(
     core: type[measures.Metric],
     options: Optional[dict[str, str]] = None,
-    text_kind: Callable[[measures.Metric], str] = lambda metric: "ranking",
 ) -> type[_CoreMetric]:
     """The LlamaIndex metric class of a registry metric: ``top_k`` for its cutoff, its other options under
     LlamaIndex's names (``options``: core name -> LlamaIndex name), scored by the core metric."""
     renamed = {name: (options or {}).get(name, name) for name in core.model_fields if name not in ("k", "rel")}
     annotations: dict[str, Any] = {
         "_llama_name": ClassVar[str], "_core_cls": ClassVar[type], "_options": ClassVar[dict],
-        "_text_kind": ClassVar[Callable],
     }
     namespace: dict[str, Any] = {
         "__module__": __name__, "__qualname__": core.__name__, "__annotations__": annotations,
-        "_llama_name": core.name, "_core_cls": core, "_options": renamed, "_text_kind": staticmethod(text_kind),
+        "_llama_name": core.name, "_core_cls": core, "_options": renamed,
     }
     for name, mine in renamed.items():
         info = core.model_fields[name]
@@ -294,12 +267,11 @@ def _adapter(
     return type(core.__name__, (_CoreMetric,), namespace)
 
 
-HitRate = _adapter(measures.HitRate, {"granular": "use_granular_hit_rate"},
-                   lambda metric: "coverage" if metric.granular else "ranking")
+HitRate = _adapter(measures.HitRate, {"granular": "use_granular_hit_rate"})
 MRR = _adapter(measures.MRR, {"granular": "use_granular_mrr"})
 Precision = _adapter(measures.Precision)
-Recall = _adapter(measures.Recall, text_kind=lambda metric: "coverage")
-F1 = _adapter(measures.F1, text_kind=lambda metric: "f1")
+Recall = _adapter(measures.Recall)
+F1 = _adapter(measures.F1)
 AveragePrecision = _adapter(measures.AveragePrecision)
 NDCG = _adapter(measures.NDCG, {"gain": "mode"})
 

@@ -1,0 +1,212 @@
+"""Sorting and ranking inside segments: the one home of trec_eval's ranking rule for the batch paths.
+
+Both front doors (:func:`rag_eval_adapters.evaluate` over Python dicts and lists,
+:func:`rag_eval_adapters.evaluate_columns` over columns) lay many queries one after another ("rows" or "groups"
+of a flat array) and need the same few operations on them: sort within each group, number the rows of a group,
+and rank a document among its query's scores. trec_eval's order is **score descending, ties broken by doc id
+descending**: :func:`trec_order` sorts one query by it; :func:`rank_by_counting` plus :func:`ties_after` give the
+same ranks to selected documents without sorting the ids (one sort of the scores, plus one sort of the ids that
+share a selected document's score).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Hashable, Iterable, Sequence
+
+import numpy as np
+
+__all__ = [
+    "trec_order",
+    "ties_after",
+    "rank_by_counting",
+    "sort_within_rows",
+    "argsort_within_rows",
+    "count_below",
+    "group_sort",
+    "sort_desc_in_groups",
+    "position_in_group",
+]
+
+
+#: below this many (hit, document) pairs, ties are counted by a scan (cheaper than sorting for small queries)
+_SCAN = 4096
+
+
+def trec_order(scored: Iterable[tuple[float, Hashable]]) -> list[Hashable]:
+    """Doc ids of ``(score, doc_id)`` pairs in trec_eval's order: score descending, ties by doc id descending.
+
+    Raises ``TypeError`` when tied ids cannot be compared (e.g. ``1`` and ``"1"``).
+    """
+    items = list(scored)
+    items.sort(reverse=True)
+    return [doc for _, doc in items]
+
+
+def ties_after(
+    ids: Sequence[Hashable], scores: np.ndarray, hit_ids: Sequence[Hashable], hit_scores: np.ndarray
+) -> list[int]:
+    """For each document ``(hit_ids[h], hit_scores[h])`` of one query: how many of the query's documents
+    (``ids``, scored ``scores``) share its score and have a greater id, i.e. come before it in trec_eval's order.
+
+    Cost: one pass over the scores and one sort of the ids that share a hit's score, never a scan of the query
+    per hit (except for small queries, where a scan of at most ``_SCAN`` pairs is cheaper than the sort's
+    set-up). Raises ``TypeError`` when tied ids cannot be compared.
+    """
+    if len(hit_ids) * len(ids) <= _SCAN:
+        values = np.asarray(scores, dtype=np.float64).tolist()
+        return [sum(1 for d, v in zip(ids, values) if v == s and d > doc)
+                for doc, s in zip(hit_ids, np.asarray(hit_scores, dtype=np.float64).tolist())]
+    picked = np.flatnonzero(np.isin(scores, hit_scores))
+    picked = picked[np.argsort(scores[picked], kind="stable")]
+    values = scores[picked]
+    groups: dict[float, list[Hashable]] = {}
+    for part in np.split(picked, np.flatnonzero(values[1:] != values[:-1]) + 1):
+        if part.shape[0]:
+            groups[float(scores[part[0]])] = sorted([ids[i] for i in part.tolist()])
+    out = []
+    for doc, s in zip(hit_ids, np.asarray(hit_scores, dtype=np.float64).tolist()):
+        same = groups[s]
+        out.append(len(same) - bisect_right(same, doc))
+    return out
+
+
+def rank_by_counting(
+    values: np.ndarray, lens: np.ndarray, hit_row: np.ndarray, hit_score: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ranks of some documents among the scores of their rows, before breaking ties.
+
+    ``values`` holds every row's scores one row after another (``lens`` per row, no NaN); hit ``h`` is a
+    document of row ``hit_row[h]`` scored ``hit_score[h]``. Returns ``(rank, tied, tied_rows)``:
+    ``rank[h] = 1 + #(scores of its row > hit_score[h])``; ``tied[h]`` whether another score of its row
+    equals it (the caller adds the tied documents whose id sorts after it); ``tied_rows`` the rows holding
+    any tie at all. Cost: one sort of every row, then a vectorised binary search per hit.
+    """
+    ordered, starts = sort_within_rows(values, lens)
+    start, length = starts[hit_row], lens[hit_row]
+    below = count_below(ordered, start, length, hit_score, strict=True)  # scores < s
+    upto = count_below(ordered, start, length, hit_score, strict=False)  # scores <= s
+    same = ordered[1:] == ordered[:-1]
+    if same.any():
+        row_of = np.repeat(np.arange(lens.shape[0], dtype=np.int64), lens)
+        pairs = np.flatnonzero(same)
+        tied_rows = np.unique(row_of[pairs][row_of[pairs] == row_of[pairs + 1]])
+    else:
+        tied_rows = np.zeros(0, dtype=np.int64)
+    return length - upto + 1, upto - below > 1, tied_rows
+
+def sort_within_rows(values: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``values`` sorted ascending within each row (rows laid one after another), and each row's start."""
+    m, total = lens.shape[0], values.shape[0]
+    starts = np.zeros(m, dtype=np.int64)
+    if m > 1:
+        np.cumsum(lens[:-1], out=starts[1:])
+    width = int(lens.max()) if m else 0
+    if not total or width < 2:
+        return values.copy(), starts
+    if width * m <= 4 * total + 4096:  # similar lengths: sort the rows of a padded matrix (NaN last)
+        matrix = np.full((m, width), np.nan)
+        filled = np.arange(width) < lens[:, None]
+        matrix[filled] = values
+        matrix.sort(axis=1)
+        return matrix[filled], starts
+    row = np.repeat(np.arange(m, dtype=np.int64), lens)  # very uneven lengths: one sort of (row, value)
+    return values[np.lexsort((values, row))], starts
+
+def argsort_within_rows(keys: np.ndarray, lens: np.ndarray, stable: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Indices ordering ``keys`` within each row (rows one after another), and each row's start."""
+    m, total = lens.shape[0], keys.shape[0]
+    starts = np.zeros(m, dtype=np.int64)
+    if m > 1:
+        np.cumsum(lens[:-1], out=starts[1:])
+    width = int(lens.max()) if m else 0
+    if not total or width < 2:
+        return np.arange(total), starts
+    if width * m <= 4 * total + 4096:
+        matrix = np.full((m, width), np.iinfo(np.int64).max, dtype=np.int64)
+        filled = np.arange(width) < lens[:, None]
+        matrix[filled] = keys
+        within = np.argsort(matrix, axis=1, kind="stable" if stable else None)
+        real = within < lens[:, None]  # pads hold the largest key: they sort last (or among equal maxima)
+        return (within + starts[:, None])[real], starts
+    row = np.repeat(np.arange(m, dtype=np.int64), lens)
+    return np.lexsort((keys, row)), starts
+
+def count_below(flat: np.ndarray, base: np.ndarray, lens: np.ndarray, s: np.ndarray, strict: bool) -> np.ndarray:
+    """Per hit: how many of its row's first ``lens`` (sorted) scores are < s (strict) or <= s."""
+    lo = np.zeros(s.shape[0], dtype=np.int64)
+    hi = lens.astype(np.int64, copy=True)
+    active = lo < hi
+    while active.any():
+        mid = (lo + hi) >> 1
+        v = flat[np.minimum(base + mid, flat.shape[0] - 1)]
+        go_right = (v < s) if strict else (v <= s)
+        lo = np.where(active & go_right, mid + 1, lo)
+        hi = np.where(active & ~go_right, mid, hi)
+        active = lo < hi
+    return lo
+
+def group_sort(group: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """The permutation ordering rows by ``group`` then ``key`` (like ``np.lexsort((key, group))``).
+
+    Groups are small (a query's judged documents), so when ``group`` is already sorted (the usual case) the
+    rows are sorted within their groups as the rows of a padded matrix, which is much faster than lexsort.
+    """
+    n = group.shape[0]
+    if n < 2:
+        return np.arange(n)
+    if not (group[1:] >= group[:-1]).all():
+        return np.lexsort((key, group))
+    new = np.r_[True, group[1:] != group[:-1]]
+    starts = np.flatnonzero(new)
+    sizes = np.diff(np.r_[starts, n])
+    width = int(sizes.max())
+    if width * starts.shape[0] > 4 * n + 1024:  # a few very large groups: padding would waste memory
+        return np.lexsort((key, group))
+    column = np.arange(n) - np.repeat(starts, sizes)
+    if key.dtype.kind in "iu" and int(key.min()) >= 0 and int(key.max()) < (1 << 31):
+        # small non-negative integers (ranks): sort (key, column) packed in one int64, which is a plain sort
+        # of the padded rows (no argsort) and gives the stable order
+        filled = np.arange(width) < sizes[:, None]
+        packed = np.full((starts.shape[0], width), np.iinfo(np.int64).max)
+        packed[filled] = (key.astype(np.int64) << 32) | column
+        packed.sort(axis=1)
+        return (packed[filled] & 0xFFFFFFFF) + np.repeat(starts, sizes)
+    row = np.repeat(np.arange(starts.shape[0]), sizes)
+    padded = np.full((starts.shape[0], width), np.inf)
+    padded[row, column] = key
+    within = np.argsort(padded, axis=1, kind="stable")
+    order = (within + starts[:, None]).ravel()
+    return order[(np.arange(width) < sizes[:, None]).ravel()]
+
+def sort_desc_in_groups(group: np.ndarray, values: np.ndarray) -> np.ndarray | None:
+    """``values`` sorted descending within each run of equal ``group`` values, or None when ``group`` is not
+    sorted or its groups are too uneven for a padded matrix (then use :func:`group_sort`).
+
+    Only the values are sorted (no permutation), which is what the ideal grades need: rows of a query are
+    interchangeable once its grades are in order.
+    """
+    n = group.shape[0]
+    if n < 2:
+        return values.copy()
+    if not (group[1:] >= group[:-1]).all():
+        return None
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    sizes = np.diff(np.r_[starts, n])
+    width = int(sizes.max())
+    if width * starts.shape[0] > 4 * n + 1024:
+        return None
+    filled = np.arange(width) < sizes[:, None]
+    padded = np.full((starts.shape[0], width), np.inf)
+    padded[filled] = -values
+    padded.sort(axis=1)
+    return -padded[filled]
+
+def position_in_group(q: np.ndarray) -> np.ndarray:
+    """1-based position of each row within its run of equal (sorted) ``q`` values."""
+    if not q.shape[0]:
+        return np.zeros(0, dtype=np.int64)
+    new = np.r_[True, q[1:] != q[:-1]]
+    starts = np.flatnonzero(new)
+    group = np.cumsum(new) - 1
+    return np.arange(q.shape[0], dtype=np.int64) - starts[group] + 1
