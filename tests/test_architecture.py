@@ -40,8 +40,6 @@ PRIVATE_ALLOWED = {  # (file, imported module): private core imports still to be
     # TODO(registry): the public validation vocabulary replaces `_validation` in the adapters.
     ("llamaindex/metrics.py", "_validation"),
     ("llamaindex/retrievers.py", "_validation"),
-    # TODO(bench): `from .. import __version__` instead of the private `_version` module.
-    ("bench/provenance.py", "_version"),
 }
 
 

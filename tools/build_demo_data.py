@@ -1,15 +1,11 @@
-"""Writes the demo's corpus, queries and graded judgments (``rag_eval_adapters/demo/data/*.jsonl``), deterministically.
+"""Writes the demo's documents and typed test set (``rag_eval_adapters/demo/data/*.jsonl``), deterministically.
 
 A development tool, not part of the package (the wheel ships only the data files it writes): run
 ``python tools/build_demo_data.py`` from the repository to regenerate them.  The text was
-written for this project: eight topics, six subjects each, five short passages per subject
-(240 passages), and one or two questions per subject.
-
-Judgments are graded:
-
-* 2 - the passage that answers the question;
-* 1 - another passage about the same subject (on topic, useful context);
-* 0 - a passage about a neighbouring subject of the same topic, judged and found not relevant.
+written for this project: eight topics (one document each), six subjects per topic (one paragraph each),
+five short passages per subject, and 72 questions typed by hand (literal, paraphrase, scenario), each
+with a hand-written reference answer and, as evidence, the passage that answers it: quoted verbatim and
+located in its document as a character span.
 """
 
 from __future__ import annotations
@@ -457,35 +453,131 @@ def doc_id(topic: str, subject: str, index: int) -> str:
     return f"{topic}/{subject}/{index}"
 
 
-def build() -> tuple[list[dict], list[dict], list[dict]]:
-    """The corpus, query and qrels records, in a fixed order."""
-    corpus = [
-        {"id": doc_id(topic, subject, i), "topic": topic, "subject": subject.replace("_", " "), "text": text}
-        for topic, subjects in PASSAGES.items()
-        for subject, passages in subjects.items()
-        for i, text in enumerate(passages)
-    ]
-    queries, qrels = [], []
-    for n, (text, topic, subject, answers) in enumerate(QUERIES, start=1):
-        qid = f"q{n:03d}"
-        queries.append({"query_id": qid, "text": text})
-        relevance: dict[str, int] = {}
-        for i in range(len(PASSAGES[topic][subject])):
-            relevance[doc_id(topic, subject, i)] = 2 if i in answers else 1
-        # Judged non-relevant: one passage of each of the two next subjects of the same topic.
-        subjects = list(PASSAGES[topic])
-        at = subjects.index(subject)
-        for step in (1, 2):
-            other = subjects[(at + step) % len(subjects)]
-            relevance[doc_id(topic, other, answers[0] % 5)] = 0
-        qrels.append({"query_id": qid, "relevance": relevance})
-    return corpus, queries, qrels
+# query number -> (type, question (None: the one above), hand-written reference answer).
+# literal: asked in the passage's own words; paraphrase: the same need in other words; scenario: a user's
+# situation that needs the information.
+CASES: dict[int, tuple[str, str | None, str]] = {
+    1: ("literal", "what gives Mars its reddish colour", "Iron oxide dust on its surface."),
+    2: ("paraphrase", None, "687 Earth days."),
+    3: ("literal", "what is the Great Red Spot on Jupiter", "A giant storm wider than Earth."),
+    4: ("paraphrase", None, "Galileo, in 1610."),
+    5: ("paraphrase", None, "Mainly the gravitational pull of the Moon."),
+    6: ("scenario", "my daughter asked me where the Moon came from and I had no idea what to tell her",
+        "From debris thrown out when a Mars-sized body hit the young Earth."),
+    7: ("literal", "how long does light from the Sun take to travel to Earth", "About eight minutes and twenty seconds."),
+    8: ("paraphrase", None, "The solar wind, charged particles from the Sun."),
+    9: ("paraphrase", None, "Its ice turns to gas near the Sun, forming a coma and a tail."),
+    10: ("scenario", "we are going camping to watch shooting stars tonight, what are we actually seeing",
+         "Dust left behind by a comet, which Earth passes through."),
+    11: ("literal", "can anything escape a black hole, not even light", "No, not even light can escape."),
+    12: ("paraphrase", None, "The Event Horizon Telescope's 2019 image of the black hole in M87."),
+    13: ("literal", "how does yeast make bread rise", "By fermenting sugars and releasing carbon dioxide."),
+    14: ("scenario", None, "When it reaches 90 to 95 degrees Celsius inside and sounds hollow."),
+    15: ("paraphrase", None, "Rinse it before cooking to remove surface starch."),
+    16: ("scenario", "I left cooked rice on the counter overnight, can I still eat it",
+         "Better not: it can grow Bacillus cereus; cool leftovers quickly."),
+    17: ("literal", None, "Pasta cooked until still slightly firm to the bite."),
+    18: ("scenario", "my tomato sauce keeps sliding off the noodles", "Add a splash of starchy pasta cooking water."),
+    19: ("literal", "how is espresso made", "By forcing hot water through finely ground coffee under high pressure."),
+    20: ("paraphrase", None, "Just off the boil, about 90 to 96 degrees Celsius."),
+    21: ("literal", "what forms the holes in Swiss cheese", "Carbon dioxide bubbles released by bacteria."),
+    22: ("literal", "what does tempering chocolate mean", "Heating and cooling it to precise temperatures."),
+    23: ("paraphrase", None, "It has no cocoa solids."),
+    24: ("scenario", "the bottoms of my tomatoes are going black and sunken",
+         "Blossom end rot, caused by calcium deficiency."),
+    25: ("literal", "how many hours of direct sunlight do tomato plants need", "Six to eight hours a day."),
+    26: ("paraphrase", None, "In late winter or early spring."),
+    27: ("scenario", "the leaves on my rose bush have dark spots and are falling off",
+         "Black spot, a fungal disease; remove fallen leaves."),
+    28: ("paraphrase", None, "Meat, dairy and oily food."),
+    29: ("paraphrase", None, "Vermicomposting with red wiggler worms."),
+    30: ("paraphrase", None, "Deeply but infrequently."),
+    31: ("scenario", "there is moss all over my shady back lawn, should I sow more grass seed",
+         "Moss points to shade, poor drainage or acidic soil, not a lack of seed."),
+    32: ("scenario", "the mint I planted last year has taken over the whole herb bed", "Grow it in a pot."),
+    33: ("paraphrase", None, "Yes, many need a different variety flowering nearby."),
+    34: ("paraphrase", None, "It isolates a project's installed packages."),
+    35: ("scenario", "I split my number crunching across threads in Python and it got no faster",
+         "The global interpreter lock runs one thread's bytecode at a time."),
+    36: ("paraphrase", None, "They speed up lookups at the cost of storage and slower writes."),
+    37: ("literal", "what do ACID transactions guarantee", "Atomicity, consistency, isolation and durability."),
+    38: ("scenario", "I am building a login page, how do I keep the user passwords safe",
+         "Store salted hashes from a slow function such as bcrypt or Argon2."),
+    39: ("paraphrase", None, "Anyone can encrypt with the public key; only the private key decrypts."),
+    40: ("literal", "what does the lexer of a compiler do", "It breaks source text into tokens."),
+    41: ("paraphrase", None, "It translates domain names into IP addresses."),
+    42: ("literal", None, "TCP is reliable and ordered; UDP is faster but unreliable."),
+    43: ("scenario", "git stopped my merge and says both branches changed the same lines",
+         "A merge conflict: Git cannot combine the changes automatically."),
+    44: ("literal", "how many hours of sleep a night do most adults need", "Seven to nine hours."),
+    45: ("scenario", "I scroll on my phone in bed and then cannot fall asleep",
+         "Blue light from screens delays melatonin."),
+    46: ("paraphrase", None, "Thirst, dark yellow urine, headache and tiredness."),
+    47: ("paraphrase", None, "Yes, it can dilute blood sodium (hyponatremia)."),
+    48: ("literal", None, "Severe vitamin D deficiency in children."),
+    49: ("paraphrase", None, "Oily fish, egg yolks and fortified foods."),
+    50: ("scenario", "my doctor told me to move more, how much exercise should I aim for each week",
+         "At least 150 minutes of moderate aerobic activity."),
+    51: ("paraphrase", None, "They train the immune system to recognise a pathogen."),
+    52: ("literal", "who developed the first vaccine", "Edward Jenner, in 1796."),
+    53: ("scenario", None, "Often early gum disease, gingivitis."),
+    54: ("literal", "who built a printing press with movable metal type", "Johannes Gutenberg."),
+    55: ("literal", "how were Roman roads built", "In layers of stone and gravel with a cambered surface."),
+    56: ("literal", "what travelled west along the Silk Road", "Silk, spices, paper and porcelain."),
+    57: ("paraphrase", None, "He added a separate condenser to the steam engine."),
+    58: ("paraphrase", None, "In 1876, by Alexander Graham Bell."),
+    59: ("paraphrase", None, "Neil Armstrong."),
+    60: ("paraphrase", None, "The eruption of Mount Vesuvius in 79 AD."),
+    61: ("literal", "what kind of valleys do glaciers carve", "U-shaped valleys."),
+    62: ("paraphrase", None, "The Amazon."),
+    63: ("scenario", "on a hike we found a crescent-shaped lake next to a winding river, how did it get there",
+         "A meander loop of the river was cut off."),
+    64: ("literal", "is Antarctica technically the largest desert", "Yes, because it gets very little precipitation."),
+    65: ("paraphrase", None, "Corals expel their algae in warm water and turn white."),
+    66: ("scenario", "farmers clear rainforest but the land is poor after a few years, why",
+         "Rainforest soils are thin; the nutrients are in the plants."),
+    67: ("paraphrase", None, "With the waggle dance."),
+    68: ("literal", "how many hearts does an octopus have", "Three."),
+    69: ("scenario", "we heard an owl hunting in the garden but it made no sound at all",
+         "Fringed feathers let owls fly almost silently."),
+    70: ("paraphrase", None, "The oldest female, the matriarch."),
+    71: ("paraphrase", None, "Largely by their sense of smell."),
+    72: ("scenario", "my kids want to know how the bats in our attic catch insects at night",
+         "By echolocation, listening to the echoes of their calls."),
+}
+
+
+def documents() -> list[dict]:
+    """One document per topic: a title line, then one paragraph per subject (its passages joined)."""
+    docs = []
+    for topic, subjects in PASSAGES.items():
+        paragraphs = [topic.capitalize()] + [" ".join(passages) for passages in subjects.values()]
+        docs.append({"doc_id": f"{topic}.txt", "text": "\n\n".join(paragraphs) + "\n"})
+    return docs
+
+
+def testset(docs: list[dict]) -> list[dict]:
+    """The typed test set: every question with its reference answer and verbatim evidence spans."""
+    text_of = {d["doc_id"]: d["text"] for d in docs}
+    cases = []
+    for n, (question, topic, subject, answers) in enumerate(QUERIES, start=1):
+        qtype, override, answer = CASES[n]
+        spans, evidence = [], []
+        for i in answers:
+            passage = PASSAGES[topic][subject][i]
+            start = text_of[f"{topic}.txt"].index(passage)
+            spans.append({"doc_id": f"{topic}.txt", "start": start, "end": start + len(passage)})
+            evidence.append(passage)
+        cases.append({"query_id": f"q{n:03d}", "query": override or question, "query_type": qtype,
+                      "answer": answer, "evidence": evidence, "evidence_spans": spans})
+    return cases
 
 
 def write(directory: Path = DATA_DIR) -> None:
-    """Write ``corpus.jsonl``, ``queries.jsonl`` and ``qrels.jsonl`` into ``directory``."""
+    """Write ``documents.jsonl`` and ``testset.jsonl`` into ``directory``."""
     directory.mkdir(parents=True, exist_ok=True)
-    for name, records in zip(("corpus", "queries", "qrels"), build()):
+    docs = documents()
+    for name, records in (("documents", docs), ("testset", testset(docs))):
         with open(directory / f"{name}.jsonl", "w", encoding="utf-8") as handle:
             for record in records:
                 handle.write(json.dumps(record, ensure_ascii=False) + "\n")

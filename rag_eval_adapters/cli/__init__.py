@@ -5,8 +5,10 @@
 ``rag-eval generate``  writes a test set (questions, answers, evidence, relevant chunk ids) from a
                        corpus with an OpenAI-compatible LLM.
 ``rag-eval answers``   scores generated answers against reference answers (EM, F1, ROUGE-L, similarity).
-``rag-eval demo``      retrieves with BM25 and TF-IDF over a shipped corpus, evaluates both through
-                       the LlamaIndex adapters, compares them and writes a report folder.
+``rag-eval bench``     benchmarks chunkings x retrievers (x rerankers) on a test set, by query type,
+                       with answers, significance tests and a report folder.
+``rag-eval demo``      the same benchmark, offline, on documents and a typed test set shipped with
+                       the package.
 
 Every expected failure (missing file, malformed line, unknown metric, no overlap between run and
 qrels) prints one line ``rag-eval: error: ...`` on stderr and exits with status 2.
@@ -24,7 +26,7 @@ from ._common import CLIError, _one_line, progress_enabled
 
 __all__ = ["main", "build_parser", "CLIError", "progress_enabled", "COMMANDS"]
 
-COMMANDS = ("evaluate", "compare", "demo", "generate", "answers")
+COMMANDS = ("evaluate", "compare", "generate", "answers", "bench", "demo")
 """The subcommands, each a module of this package with ``add_parser(subparsers)``."""
 
 

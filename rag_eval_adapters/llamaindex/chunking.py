@@ -1,16 +1,18 @@
-"""Chunking documents with LlamaIndex's ``SentenceSplitter`` (offline), into chunks with stable ids and
-document offsets, as :func:`rag_eval_adapters.testsets.generate_testset` and ``rag-eval generate`` read them."""
+"""Chunking with LlamaIndex node parsers (offline): ``chunk_documents`` for the test-set generator
+(:func:`rag_eval_adapters.testsets.generate_testset`, ``rag-eval generate``) and any node parser as a
+benchmark chunking (:mod:`rag_eval_adapters.bench.chunking`)."""
 
 from __future__ import annotations
 
 import contextlib
 import io
 from collections.abc import Mapping
+from typing import Any, Optional
 
 from llama_index.core import Document
 from llama_index.core.node_parser import SentenceSplitter
 
-__all__ = ["chunk_documents"]
+__all__ = ["chunk_documents", "NodeParserChunking", "node_parser_chunking", "sentence_splitter_chunking"]
 
 
 def chunk_documents(documents: Mapping[str, str], chunk_size: int = 512, chunk_overlap: int = 64) -> list[dict]:
@@ -37,3 +39,38 @@ def chunk_documents(documents: Mapping[str, str], chunk_size: int = 512, chunk_o
                 start = found if found >= 0 else None
             chunks.append({"chunk_id": f"{doc_id}#{n}", "text": content, "doc_id": doc_id, "start": start})
     return chunks
+
+
+class NodeParserChunking:
+    """Any LlamaIndex node parser (``get_nodes_from_documents``) as a benchmark chunking
+    (:func:`rag_eval_adapters.bench.run_bench` takes it as one of its ``chunkings``).
+
+    :meth:`pieces` gives each chunk's text and its offset in the document (the node's ``start_char_idx``; the
+    benchmark searches the text for a chunk whose offset the parser did not set).
+    """
+
+    def __init__(self, parser: Any, name: Optional[str] = None) -> None:
+        if not hasattr(parser, "get_nodes_from_documents"):
+            raise TypeError(f"expected a LlamaIndex node parser, got {type(parser).__name__}")
+        self.parser = parser
+        self.name = name or type(parser).__name__
+
+    def __repr__(self) -> str:
+        return f"NodeParserChunking({self.name!r}, parser={type(self.parser).__name__})"
+
+    def pieces(self, doc_id: str, text: str) -> list[tuple[str, Optional[int]]]:
+        """``[(chunk text, start offset or None)]`` of one document, in order."""
+        with contextlib.redirect_stdout(io.StringIO()):  # the splitter prints advice on small chunk sizes
+            nodes = self.parser.get_nodes_from_documents([Document(text=text, id_=doc_id)])
+        return [(n.get_content(), n.start_char_idx) for n in nodes if n.get_content().strip()]
+
+
+def node_parser_chunking(parser: Any, name: Optional[str] = None) -> NodeParserChunking:
+    """Wrap a LlamaIndex node parser as a benchmark chunking called ``name``."""
+    return NodeParserChunking(parser, name)
+
+
+def sentence_splitter_chunking(chunk_size: int, chunk_overlap: int = 0) -> NodeParserChunking:
+    """LlamaIndex's ``SentenceSplitter`` with ``chunk_size`` and ``chunk_overlap`` tokens, named ``s{size}o{overlap}``."""
+    parser = SentenceSplitter(chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+    return NodeParserChunking(parser, f"s{chunk_size}o{chunk_overlap}")

@@ -1,0 +1,21 @@
+"""Scoring the benchmark's answers against the reference answers, with the answer metrics of
+:mod:`rag_eval_adapters.answers`: token F1 (SQuAD's, right in every language) and semantic similarity (the
+cosine of the E5 passage embeddings of answer and reference; E5's floor is high: unrelated texts score
+about 0.75)."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+__all__ = ["ANSWER_METRICS", "score_answers"]
+
+ANSWER_METRICS = ("f1", "semantic_similarity")
+
+
+def score_answers(records: Sequence[dict[str, Any]], embedder: Any) -> Any:
+    """:func:`rag_eval_adapters.answers.evaluate_answers` of ``{query_id, prediction, reference, query_type}``
+    records with :data:`ANSWER_METRICS`: a Report with per-query values, ``query_type`` attributes and errors."""
+    from ..answers import SemanticSimilarity, evaluate_answers
+
+    # Both sides embedded as passages: an extractive answer is a sentence the answerer has already embedded.
+    return evaluate_answers(records, ["f1", SemanticSimilarity(side="passage")], embedder, progress=False)

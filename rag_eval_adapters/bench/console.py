@@ -1,0 +1,55 @@
+"""What ``rag-eval bench`` and ``rag-eval demo`` print: one compact table and the verdict."""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from .scoring import headline_metric
+
+__all__ = ["print_summary", "summary_columns", "LEGEND"]
+
+
+def summary_columns(result: Any) -> list[tuple[str, str]]:
+    """``(label, metric key)`` of the printed table: each label says which gain and relevance it uses."""
+    ks = result.settings.ks
+    hit_k = ks[min(2, len(ks) - 1)]
+    ndcg = headline_metric(ks)
+    at = ndcg.split("@")[1]
+    return [
+        (f"hit rate@{hit_k}", f"hit_rate@{hit_k}"),
+        (f"MRR@{at}", f"mrr@{at}"),
+        (f"nDCG@{at}", ndcg),
+    ]
+
+
+LEGEND = ("hit rate and MRR: binary, relevant = the chunk overlaps an evidence span (hit rate is what seed "
+          "benchmarks call \"Recall@k\"); nDCG: graded, linear gain = % of the evidence span the chunk covers; "
+          "answers: token F1 and E5 cosine similarity against the reference answer.")
+
+
+def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
+    """Print the configurations' headline numbers and answer scores as a table, then the verdict."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(file=stdout, width=width)
+    table = Table(title="Retrieval by configuration (all evaluated questions)")
+    table.add_column("configuration")
+    columns = summary_columns(result)
+    for label, _ in columns:
+        table.add_column(label, justify="right")
+    answers = any(r.answers is not None for r in result.results)
+    if answers:
+        table.add_column("answer token F1", justify="right")
+        table.add_column("answer similarity (E5 cosine)", justify="right")
+    for r in result.results:
+        row = [r.name] + [f"{r.report.mean[key]:.3f}" for _, key in columns]
+        if answers:
+            row += [f"{r.answers.mean[m]:.3f}" if r.answers is not None else "-" for m in ("f1", "semantic_similarity")]
+        table.add_row(*row)
+    console.print(table)
+    console.print(Text(LEGEND, style="dim"))
+    console.print(Text("In plain words:", style="bold"))
+    for line in result.verdict:
+        console.print(Text(f"- {line}"), soft_wrap=False)

@@ -1,0 +1,86 @@
+"""Dense vectors for the benchmark: the offline E5 embedder behind a content-hash cache, and an E5 scorer.
+
+An embedder is the answer-metric protocol (:class:`rag_eval_adapters.answers.Embedder`):
+``embed_queries(texts)``, ``embed_passages(texts)`` and a ``name``. :class:`CachedEmbedder` keeps every vector
+by content hash in the shared model-call cache (an SQLite file with ``cache_dir``), so a second benchmark run
+embeds nothing it has seen.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+__all__ = ["default_embedder", "CachedEmbedder", "E5Scorer"]
+
+
+def default_embedder() -> Any:
+    """The offline E5 embedder (:class:`rag_eval_adapters.answers.E5Embedder`, multilingual-e5-small, 4-bit)."""
+    from ..answers import E5Embedder
+
+    return E5Embedder()
+
+
+class CachedEmbedder:
+    """An embedder whose vectors are cached by content hash (:class:`rag_eval_adapters.answers.CachedEmbedder`,
+    the shared model-call layer): in memory, or in ``cache_dir/embeddings.sqlite`` across runs. Returns numpy
+    matrices and counts what it computed and what it reused."""
+
+    def __init__(self, embedder: Any, cache_dir: Optional[str | os.PathLike] = None) -> None:
+        from ..answers import CachedEmbedder as SharedCache
+
+        if not isinstance(getattr(embedder, "name", None), str):
+            raise TypeError(f"the embedder {type(embedder).__name__} needs a string 'name' (it keys the cache)")
+        self.path = Path(cache_dir) / "embeddings.sqlite" if cache_dir else None
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._cached = SharedCache(embedder, str(self.path) if self.path else None)
+        self.embedder = embedder
+        self.name = embedder.name
+
+    def __repr__(self) -> str:
+        return f"CachedEmbedder({self.embedder!r}, path={str(self.path) if self.path else None!r})"
+
+    @property
+    def computed(self) -> int:
+        """Vectors computed by the embedder (not found in the cache)."""
+        return self._cached.misses
+
+    @property
+    def reused(self) -> int:
+        """Vectors served from the cache."""
+        return self._cached.hits
+
+    def _matrix(self, rows: Any) -> np.ndarray:
+        return np.asarray(rows, dtype=np.float32).reshape(len(rows), -1) if len(rows) else np.zeros((0, 1), np.float32)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """One normalised vector per query text."""
+        return self._matrix(self._cached.embed_queries(list(texts)))
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        """One normalised vector per passage text."""
+        return self._matrix(self._cached.embed_passages(list(texts)))
+
+
+class E5Scorer:
+    """A reranking scorer (:class:`rag_eval_adapters.rerank.RelevanceScorer`): the cosine similarity of the
+    query's and each text's embeddings. Not calibrated (E5 cosines sit between about 0.7 and 0.95)."""
+
+    calibrated = False
+
+    def __init__(self, embedder: Any) -> None:
+        self.embedder = embedder
+        self.name = f"e5-cosine({getattr(embedder, 'name', type(embedder).__name__)})"
+
+    def __repr__(self) -> str:
+        return f"E5Scorer({self.embedder!r})"
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        if not texts:
+            return []
+        q = self.embedder.embed_queries([query])[0]
+        return (self.embedder.embed_passages(list(texts)) @ q).astype(float).tolist()

@@ -1,0 +1,272 @@
+"""The benchmark run: every chunking x retriever (x reranker), scored, answered, compared and written.
+
+:func:`run_bench` is the Python entry point behind ``rag-eval bench``; see ``docs/bench.md``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Optional, Sequence
+
+from ..progress import progress_bar
+from .answering import ExtractiveAnswerer
+from .chunking import Chunk, as_chunking
+from .embedding import CachedEmbedder, default_embedder
+from .inputs import Case, Document, cases_from_records, check_spans, load_cases, load_documents
+from .relevance import build_qrels
+from .rerank_step import rerank_hits, resolve_reranker
+from .retrievers import resolve_retriever
+from .scoring import ConfigResult, score_config
+
+__all__ = ["BenchSettings", "BenchResult", "run_bench", "EVAL_MODES"]
+
+EVAL_MODES = {"all": ("literal", "paraphrase", "scenario"), "literal": ("literal",),
+              "semantic": ("paraphrase", "scenario")}
+
+
+@dataclass
+class BenchSettings:
+    """Every setting of a benchmark run (recorded in ``report.json``)."""
+
+    ks: tuple[int, ...] = (1, 3, 5, 10, 20)
+    candidates: int = 50
+    eval_mode: str = "all"
+    e2e_limit: Optional[int] = 20
+    answer_k: int = 3
+    permutations: int = 2000
+    worst: int = 5
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.eval_mode not in EVAL_MODES:
+            raise ValueError(f"eval_mode must be one of {', '.join(EVAL_MODES)}, got {self.eval_mode!r}")
+        if not self.ks or any(not isinstance(k, int) or isinstance(k, bool) or k < 1 for k in self.ks):
+            raise ValueError(f"ks must be positive integers, got {self.ks!r}")
+        self.ks = tuple(sorted(set(self.ks)))
+        for name in ("candidates", "answer_k", "permutations"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise ValueError(f"{name} must be a positive integer, got {getattr(self, name)!r}")
+        if self.e2e_limit is not None and (not isinstance(self.e2e_limit, int) or self.e2e_limit < 0):
+            raise ValueError(f"e2e_limit must be a non-negative integer or None, got {self.e2e_limit!r}")
+
+
+@dataclass
+class BenchResult:
+    """What :func:`run_bench` computed: per configuration results, the comparison, the verdict, the files."""
+
+    results: list[ConfigResult]
+    cases: list[Case]
+    documents: list[Document]
+    chunks: dict[str, list[Chunk]]
+    qrels: dict[str, dict[str, dict[str, int]]]
+    unjudged: dict[str, dict[str, str]]
+    settings: BenchSettings
+    comparison: Any = None
+    verdict: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    usage: dict[str, Any] = field(default_factory=dict)
+    files: list[Path] = field(default_factory=list)
+    output_dir: Optional[Path] = None
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    def result(self, name: str) -> ConfigResult:
+        """The configuration called ``name`` (``"s256o32/bm25"``, ``"s256o32/bm25+lexical"``)."""
+        for r in self.results:
+            if r.name == name:
+                return r
+        raise KeyError(f"no configuration {name!r}; there are {[r.name for r in self.results]}")
+
+    def __repr__(self) -> str:
+        return (f"BenchResult(configurations={[r.name for r in self.results]}, queries={len(self.cases)}, "
+                f"output_dir={str(self.output_dir) if self.output_dir else None!r})")
+
+
+def _progress(iterable: Iterable, desc: str, total: Optional[int], enabled: bool) -> Iterable:
+    return progress_bar(iterable, total=total, desc=desc, show=enabled)
+
+
+def _inputs(documents: Any, testset: Any, eval_mode: str) -> tuple[list[Document], list[Case], str]:
+    docs = load_documents(documents)
+    if isinstance(testset, (str, Path)):
+        cases, origin = load_cases(testset), str(testset)
+    else:
+        cases, origin = cases_from_records(testset), "records"
+    check_spans(cases, docs)
+    kept = [c for c in cases if c.query_type in EVAL_MODES[eval_mode]]
+    if not kept:
+        raise ValueError(f"--eval-mode {eval_mode}: the test set has no {' or '.join(EVAL_MODES[eval_mode])} "
+                         "question")
+    return docs, kept, origin
+
+
+def _needs_embedder(retrievers: Sequence[Any], rerankers: Sequence[Any], e2e: bool) -> bool:
+    return e2e or any(r in ("e5", "hybrid") for r in retrievers) or "e5" in rerankers
+
+
+def _run_retriever(retriever: Any, chunks: list[Chunk], cases: list[Case], depth: int, show: bool):
+    start = time.perf_counter()
+    index = retriever.index(chunks)
+    hits: list = []
+    batch = 32
+    for i in _progress(range(0, len(cases), batch), f"{retriever.name}: retrieving",
+                       (len(cases) + batch - 1) // batch, show):
+        hits.extend(index.search([c.query for c in cases[i:i + batch]], depth))
+    return {c.query_id: h for c, h in zip(cases, hits)}, time.perf_counter() - start
+
+
+def _configs_for_chunking(name: str, chunks: list[Chunk], cases: list[Case], qrels: dict, retrievers: list,
+                          rerankers: list, settings: BenchSettings, show: bool) -> list[ConfigResult]:
+    results = []
+    texts = {c.chunk_id: c.text for c in chunks}
+    depth = max(max(settings.ks), settings.candidates if rerankers else 0)
+    for retriever in retrievers:
+        hits, seconds = _run_retriever(retriever, chunks, cases, depth, show)
+        top = {q: h[: max(settings.ks)] for q, h in hits.items()}
+        overall, by_type = score_config(qrels, top, cases, settings.ks)
+        results.append(ConfigResult(f"{name}/{retriever.name}", name, retriever.name, None, top, overall,
+                                    by_type, seconds))
+        for scorer, label in rerankers:
+            start = time.perf_counter()
+            queries = {c.query_id: c.query for c in cases}
+            reranked = {q: rerank_hits(queries[q], h[: settings.candidates], texts, scorer, max(settings.ks))
+                        for q, h in _progress(hits.items(), f"{retriever.name}+{label}: reranking", len(hits), show)}
+            overall, by_type = score_config(qrels, reranked, cases, settings.ks)
+            results.append(ConfigResult(f"{name}/{retriever.name}+{label}", name, retriever.name, label,
+                                        reranked, overall, by_type, seconds + time.perf_counter() - start))
+    return results
+
+
+def _answer_all(results: list[ConfigResult], cases: list[Case], chunks: dict[str, list[Chunk]], answerer: Any,
+                embedder: Any, settings: BenchSettings, show: bool) -> None:
+    """Answer the first ``e2e_limit`` questions (that have a reference answer) in every configuration."""
+    from .answer_scores import score_answers
+
+    chosen = [c for c in cases if c.answer][: settings.e2e_limit]
+    memo: dict[tuple, str] = {}  # the same question over the same chunks is answered (and paid for) once
+    if hasattr(answerer, "prepare"):  # batch the work of every configuration (E5 embeddings) up front
+        texts_of = {name: {c.chunk_id: c.text for c in found} for name, found in chunks.items()}
+        answerer.prepare([c.query for c in chosen] * len(results),
+                         [[texts_of[r.chunking][d] for d, _ in r.run.get(c.query_id, [])[: settings.answer_k]]
+                          for r in results for c in chosen])
+    for result in _progress(results, "answering", len(results), show):
+        texts = {c.chunk_id: c.text for c in chunks[result.chunking]}
+        answered, errors = [], {}
+        for case in chosen:
+            contexts = tuple(texts[d] for d, _ in result.run.get(case.query_id, [])[: settings.answer_k])
+            key = (case.query, contexts)
+            if key not in memo:
+                try:
+                    memo[key] = str(answerer.answer(case.query, list(contexts)))
+                except Exception as exc:  # one failed answer is recorded; the others are still scored
+                    errors[case.query_id] = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+                    continue
+            answered.append((case, memo[key]))
+        records = [{"query_id": c.query_id, "prediction": p, "reference": c.answer, "query_type": c.query_type}
+                   for c, p in answered]
+        result.answers = score_answers(records, embedder) if records else None
+        result.answer_errors = errors
+
+
+def run_bench(
+    documents: Any,
+    testset: Any,
+    *,
+    chunkings: Sequence[Any] = ("256:32", "512:64"),
+    retrievers: Sequence[Any] = ("bm25", "e5", "hybrid"),
+    rerankers: Sequence[Any] = (),
+    settings: Optional[BenchSettings] = None,
+    answerer: Any = "extractive",
+    embedder: Any = None,
+    output_dir: Optional[str | os.PathLike] = None,
+    cache_dir: Optional[str | os.PathLike] = None,
+    show_progress: bool = False,
+) -> BenchResult:
+    """Benchmark every chunking x retriever (x reranker) on a test set; write the report folder.
+
+    Parameters
+    ----------
+    documents : path or records
+        A JSONL file, a folder of ``.txt``/``.md`` files, or records with ``doc_id`` and ``text``.
+    testset : path or records
+        A test-set JSONL (``query_id``, ``query``, ``query_type``, ``answer`` and evidence spans, expected
+        texts or chunk ids) or records of the same shape.
+    chunkings : sequence
+        ``"SIZE:OVERLAP"`` strings (LlamaIndex ``SentenceSplitter``) or chunking objects.
+    retrievers : sequence
+        ``"bm25"``, ``"e5"``, ``"hybrid"`` or retriever objects (LlamaIndex / LangChain adapters).
+    rerankers : sequence
+        ``"lexical"``, ``"e5"``, ``"cohere"`` or any ``RelevanceScorer``; each adds a reranked configuration.
+    settings : BenchSettings
+        Cutoffs, candidates, eval mode, answer limit, permutations.
+    answerer : "extractive", None or an answerer
+        How answers are produced for the first ``settings.e2e_limit`` questions (None: no answers).
+    embedder, cache_dir
+        The embedder (default: offline E5) and the folder of its vector cache (default ``output_dir/.cache``).
+    output_dir : path, optional
+        Where ``report.json``, ``report.md``, ``report.txt``, charts, runs and qrels are written.
+    """
+    settings = settings or BenchSettings()
+    clock = {"start": time.perf_counter()}
+    docs, cases, origin = _inputs(documents, testset, settings.eval_mode)
+    e2e = bool(settings.e2e_limit) and answerer is not None and any(c.answer for c in cases)
+    rerank_specs = list(rerankers)
+    cache_dir = cache_dir or (Path(output_dir) / ".cache" if output_dir else None)
+    vectors = None
+    if embedder is not None or _needs_embedder(list(retrievers), rerank_specs, e2e):
+        vectors = CachedEmbedder(embedder if embedder is not None else default_embedder(), cache_dir)
+    chunkers = [as_chunking(c) for c in chunkings]
+    retriever_objs = [resolve_retriever(r, vectors, settings.candidates) for r in retrievers]
+    scorers = [(resolve_reranker(r, vectors), r if isinstance(r, str) else getattr(r, "name", "rerank"))
+               for r in rerank_specs]
+    _unique([c.name for c in chunkers], "chunking")
+    _unique([r.name for r in retriever_objs], "retriever")
+    chunks, qrels, unjudged, results = {}, {}, {}, []
+    for chunker in _progress(chunkers, "chunkings", len(chunkers), show_progress):
+        chunks[chunker.name] = chunker.split(docs)
+        qrels[chunker.name], unjudged[chunker.name] = build_qrels(cases, chunks[chunker.name], chunker.name)
+        if not qrels[chunker.name]:
+            raise ValueError(f"chunking {chunker.name!r}: no test case has a relevant chunk; check the evidence")
+        results += _configs_for_chunking(chunker.name, chunks[chunker.name], cases, qrels[chunker.name],
+                                         retriever_objs, scorers, settings, show_progress)
+    clock["retrieval"] = time.perf_counter()
+    chosen = None
+    if e2e:
+        chosen = ExtractiveAnswerer(vectors) if answerer == "extractive" else answerer
+        _answer_all(results, cases, chunks, chosen, vectors, settings, show_progress)
+    clock["answers"] = time.perf_counter()
+    result = BenchResult(results, cases, docs, chunks, qrels, unjudged, settings, output_dir=None)
+    _finish(result, clock, origin, documents, testset, scorers, chosen, vectors)
+    if output_dir is not None:
+        from .report_files import write_report
+
+        write_report(result, Path(output_dir))
+    return result
+
+
+def _unique(names: list[str], what: str) -> None:
+    seen = [n for i, n in enumerate(names) if n in names[:i]]
+    if seen:
+        raise ValueError(f"two {what}s are both called {seen[0]!r}; give each its own name")
+
+
+def _finish(result: BenchResult, clock: dict, origin: str, documents: Any, testset: Any, scorers: list,
+            answerer: Any, vectors: Any) -> None:
+    from .provenance import provenance, usage_of
+    from .scoring import compare_configs, headline_metric, verdict
+
+    settings = result.settings
+    metric = headline_metric(settings.ks)
+    result.comparison = compare_configs(result.results, [metric, f"hit_rate@{settings.ks[min(2, len(settings.ks) - 1)]}"],
+                                        settings.permutations, settings.seed)
+    result.verdict = verdict(result.results, metric, settings.permutations) if result.results else []
+    now = time.perf_counter()
+    result.timings = {"retrieval_and_rerank_s": round(clock["retrieval"] - clock["start"], 3),
+                      "answers_s": round(clock["answers"] - clock["retrieval"], 3),
+                      "scoring_s": round(now - clock["answers"], 3),
+                      "total_s": round(now - clock["start"], 3),
+                      "per_configuration_s": {r.name: round(r.seconds, 3) for r in result.results}}
+    result.usage = usage_of(scorers, answerer, vectors)
+    result.provenance = provenance(result, documents, testset, origin)

@@ -1,0 +1,136 @@
+"""The benchmark report as Markdown and plain text, from the ``report.json`` dictionary."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+__all__ = ["sections", "render_markdown", "render_text"]
+
+Section = tuple[str, list[str], list[list[str]], list[str]]  # title, header, rows, notes
+
+
+def _f(value: Any) -> str:
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def _cut(text: str, n: int = 160) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _ks(data: dict) -> list[int]:
+    return list(data["provenance"]["settings"]["ks"])
+
+
+def _retrieval(data: dict) -> Section:
+    ks = [k for k in _ks(data) if k in (1, 5, 10)] or _ks(data)[:2]
+    keys = [f"{m}@{k}" for m in ("hit_rate", "recall", "precision", "mrr", "ndcg") for k in ks]
+    rows = [[name, c["stage"], *[_f(c["mean"][k]) for k in keys]] for name, c in data["configurations"].items()]
+    notes = [f"{m}: {d}" for m, d in data["metric_definitions"].items()] + [data["relevance"]]
+    return ("Retrieval, all evaluated queries", ["configuration", "stage", *keys], rows, notes)
+
+
+def _by_type(data: dict) -> Section:
+    metric = data["headline_metric"]
+    types = list(data["query_types"])
+    rows = [[name] + [_f(c["by_query_type"].get(t, {}).get("mean", {}).get(metric, "-")) for t in types]
+            + [_f(c["mean"][metric])] for name, c in data["configurations"].items()]
+    header = ["configuration"] + [f"{t} ({data['query_types'][t]})" for t in types] + ["all"]
+    return (f"{metric} by query type", header, rows, [])
+
+
+def _rerank(data: dict) -> Section:
+    metric, confs = data["headline_metric"], data["configurations"]
+    rows = []
+    for name, c in confs.items():
+        if c["reranker"]:
+            base = confs[f"{c['chunking']}/{c['retriever']}"]["mean"][metric]
+            rows.append([name, _f(base), _f(c["mean"][metric]), f"{c['mean'][metric] - base:+.3f}"])
+    return (f"Before and after reranking ({metric})", ["configuration", "before", "after", "change"], rows, [])
+
+
+def _tests(data: dict) -> Section:
+    comparison = data["comparison"] or {"tests": []}
+    tests = sorted(comparison["tests"], key=lambda t: (t["p_value"], -abs(t["difference"])))
+    rows = [[t["metric"], t["run_a"], t["run_b"], f"{t['difference']:+.3f}",
+             f"[{t['ci_low']:+.3f}, {t['ci_high']:+.3f}]", f"{t['p_value']:.3g}"] for t in tests[:40]]
+    notes = ["difference = B - A; p: paired randomization test; CI: paired bootstrap, 95%."]
+    if len(tests) > 40:
+        notes.append(f"{len(tests) - 40} more pairs in report.json.")
+    return ("Paired tests between configurations (most significant first)",
+            ["metric", "A", "B", "B - A", "95% CI", "p"], rows, notes)
+
+
+def _answers(data: dict) -> Section:
+    rows = []
+    for name, c in data["configurations"].items():
+        a = c.get("answers") or {}
+        for group, values in [("all", {"mean": a.get("mean")})] + list((a.get("by_query_type") or {}).items()):
+            values = (values or {}).get("mean", values)
+            if values:
+                rows.append([name, group, _f(values["f1"]), _f(values["semantic_similarity"])])
+    answerer = (data["usage"].get("answerer") or {}).get("name", "-")
+    return (f"Answers ({answerer})", ["configuration", "query type", "token F1", "semantic similarity"], rows,
+            ["semantic similarity: cosine of E5 embeddings; unrelated texts score about 0.75."])
+
+
+def _worst(data: dict) -> Section:
+    metric, rows = data["headline_metric"], []
+    for name, c in data["configurations"].items():
+        for w in c["worst_queries"][:3]:
+            top = w["retrieved"][0] if w["retrieved"] else None
+            rows.append([name, w["query_id"], w["query_type"], _f(w[metric]), _cut(w["query"], 60),
+                         _cut(" | ".join(w["evidence"]), 80),
+                         _cut(f"[{top['grade']}] {top['text']}", 80) if top else "-"])
+    return (f"Worst queries by {metric} (all of them, with chunk texts, in report.json)",
+            ["configuration", "query", "type", metric, "question", "evidence", "top chunk [grade]"], rows, [])
+
+
+def sections(data: dict) -> list[Section]:
+    """The report's tables, in order."""
+    out = [_retrieval(data), _by_type(data)]
+    if any(c["reranker"] for c in data["configurations"].values()):
+        out.append(_rerank(data))
+    out.append(_tests(data))
+    if any(c.get("answers") for c in data["configurations"].values()):
+        out.append(_answers(data))
+    out.append(_worst(data))
+    return out
+
+
+def _intro(data: dict) -> list[str]:
+    p = data["provenance"]
+    return [f"rag-eval-adapters {p['version']}: {p['documents']['count']} documents "
+            f"(sha256 {p['documents']['sha256'][:12]}), {p['testset']['cases']} questions "
+            f"({', '.join(f'{n} {t}' for t, n in data['query_types'].items())}; sha256 {p['testset']['sha256'][:12]}), "
+            f"chunkings {', '.join(f'{k} ({v} chunks)' for k, v in p['chunkings'].items())}, "
+            f"{len(p['configurations'])} configurations, {data['timings']['total_s']:.1f} s."]
+
+
+def render_markdown(data: dict) -> str:
+    """The report as Markdown."""
+    def esc(cell: str) -> str:
+        return str(cell).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["# rag-eval bench report", "", *_intro(data), "", "## Verdict", ""]
+    lines += [f"- {v}" for v in data["verdict"]] + [""]
+    for title, header, rows, notes in sections(data):
+        lines += [f"## {title}", "", "| " + " | ".join(map(esc, header)) + " |",
+                  "|" + "|".join("---" for _ in header) + "|"]
+        lines += ["| " + " | ".join(map(esc, r)) + " |" for r in rows]
+        lines += [""] + [f"- {n}" for n in notes] + ([""] if notes else [])
+    return "\n".join(lines) + "\n"
+
+
+def _plain(header: Sequence[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    return [fmt.format(*header), fmt.format(*("-" * w for w in widths))] + [fmt.format(*r) for r in rows]
+
+
+def render_text(data: dict) -> str:
+    """The report as plain fixed-width text."""
+    lines = ["rag-eval bench report", "", *_intro(data), "", "Verdict:"] + [f"  {v}" for v in data["verdict"]]
+    for title, header, rows, notes in sections(data):
+        lines += ["", title, ""] + (_plain(header, rows) if rows else ["(none)"]) + [f"  {n}" for n in notes]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,46 @@
+"""The reranking step: re-order each query's retrieved candidates by a relevance scorer's scores."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional, Sequence
+
+from ..rerank import LexicalScorer
+from .retrievers import Hits, trec_order
+
+__all__ = ["rerank_hits", "resolve_reranker", "RERANKER_NAMES"]
+
+RERANKER_NAMES = ("lexical", "e5", "cohere")
+
+
+def resolve_reranker(spec: Any, embedder: Optional[Any] = None) -> Any:
+    """A scorer from a name (``lexical``, ``e5``, ``cohere``) or any ``RelevanceScorer`` (returned as is)."""
+    if not isinstance(spec, str):
+        if not hasattr(spec, "score"):
+            raise TypeError(f"a reranker is a RelevanceScorer with score(query, texts), got {type(spec).__name__}")
+        return spec
+    if spec == "lexical":
+        return LexicalScorer()
+    if spec == "e5":
+        from .embedding import E5Scorer
+
+        return E5Scorer(embedder)
+    if spec == "cohere":
+        from ..rerank import CohereReranker
+
+        return CohereReranker.from_env()
+    raise ValueError(f"unknown reranker {spec!r}: choose from {', '.join(RERANKER_NAMES)}")
+
+
+def rerank_hits(query: str, hits: Sequence[tuple[str, float]], texts: Mapping[str, str], scorer: Any, k: int) -> Hits:
+    """The top ``k`` of ``hits`` re-scored by ``scorer.score(query, texts)``, in trec_eval's order.
+
+    Ties of the reranker's scores keep the retriever's order (a tiny rank-based offset would change the
+    scores written, so ties are broken by chunk id as trec_eval breaks them)."""
+    ids = [doc for doc, _ in hits]
+    if not ids:
+        return []
+    scores = scorer.score(query, [texts[d] for d in ids])
+    if len(scores) != len(ids):
+        raise ValueError(f"reranker {getattr(scorer, 'name', scorer)!r} returned {len(scores)} scores for "
+                         f"{len(ids)} texts")
+    return trec_order(list(zip(ids, scores)), k)

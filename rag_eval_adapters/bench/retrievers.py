@@ -1,0 +1,155 @@
+"""Retrievers for the benchmark: BM25 (``bm25s``), dense E5 and their hybrid by reciprocal rank fusion.
+
+A retriever has a ``name`` and ``index(chunks)`` returning an index whose ``search(queries, k)`` gives, for
+each query, up to ``k`` ``(chunk_id, score)`` pairs best first. LlamaIndex and LangChain retrievers plug in
+through :class:`rag_eval_adapters.llamaindex.bench_retriever.LlamaIndexRetriever` and
+:class:`rag_eval_adapters.langchain.bench_retriever.LangChainRetriever`. Every ranking is put in trec_eval's
+order (score descending, ties by chunk id descending), so the TREC files written score the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from .chunking import Chunk
+from .fusion import reciprocal_rank_fusion
+
+__all__ = ["Retriever", "BM25Retriever", "DenseRetriever", "HybridRetriever", "trec_order", "resolve_retriever"]
+
+Hits = list[tuple[str, float]]
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    """``name`` and ``index(chunks) -> index`` with ``index.search(queries, k) -> [[(chunk_id, score)]]``."""
+
+    name: str
+
+    def index(self, chunks: Sequence[Chunk]) -> Any: ...
+
+
+def trec_order(hits: Sequence[tuple[str, float]], k: int) -> Hits:
+    """The first ``k`` hits in trec_eval's order: score descending, ties by id descending; scores finite."""
+    clean = []
+    for doc, score in hits:
+        score = float(score)
+        if not np.isfinite(score):
+            raise ValueError(f"retriever returned a non-finite score {score!r} for chunk {doc!r}")
+        clean.append((str(doc), score))
+    best: dict[str, float] = {}
+    for doc, score in clean:
+        best.setdefault(doc, score)  # a chunk returned twice keeps its first score
+    return sorted(best.items(), key=lambda item: (item[1], item[0]), reverse=True)[:k]
+
+
+class _BM25Index:
+    def __init__(self, chunks: Sequence[Chunk], k1: float, b: float) -> None:
+        import bm25s
+
+        self._bm25s = bm25s
+        self._ids = [c.chunk_id for c in chunks]
+        self._index = bm25s.BM25(k1=k1, b=b)
+        self._index.index(bm25s.tokenize([c.text for c in chunks], stopwords="en", show_progress=False),
+                          show_progress=False)
+
+    def search(self, queries: Sequence[str], k: int) -> list[Hits]:
+        results = []
+        for query in queries:
+            tokens = self._bm25s.tokenize([query], stopwords="en", return_ids=False, show_progress=False)[0]
+            scores = np.asarray(self._index.get_scores(tokens), dtype=np.float64) if tokens else \
+                np.zeros(len(self._ids))
+            top = np.argsort(-scores, kind="stable")[: max(k * 2, k + 10)]
+            results.append(trec_order([(self._ids[i], scores[i]) for i in top if scores[i] > 0], k))
+        return results
+
+
+class BM25Retriever:
+    """Okapi BM25 (``bm25s``, Lucene variant, English stop words removed); only chunks scoring above 0."""
+
+    def __init__(self, k1: float = 1.5, b: float = 0.75) -> None:
+        self.k1, self.b = k1, b
+        self.name = "bm25"
+
+    def __repr__(self) -> str:
+        return f"BM25Retriever(k1={self.k1}, b={self.b})"
+
+    def index(self, chunks: Sequence[Chunk]) -> _BM25Index:
+        return _BM25Index(chunks, self.k1, self.b)
+
+
+class _DenseIndex:
+    def __init__(self, chunks: Sequence[Chunk], embedder: Any) -> None:
+        self._ids = [c.chunk_id for c in chunks]
+        self._embedder = embedder
+        self._matrix = embedder.embed_passages([c.text for c in chunks])
+
+    def search(self, queries: Sequence[str], k: int) -> list[Hits]:
+        if not queries:
+            return []
+        scores = self._embedder.embed_queries(list(queries)) @ self._matrix.T
+        results = []
+        for row in np.asarray(scores, dtype=np.float64):
+            top = np.argsort(-row, kind="stable")[: k + 10]
+            results.append(trec_order([(self._ids[i], row[i]) for i in top], k))
+        return results
+
+
+class DenseRetriever:
+    """Cosine similarity of query and chunk embeddings (default: the offline E5 embedder, cached)."""
+
+    def __init__(self, embedder: Any, name: str = "e5") -> None:
+        self.embedder = embedder
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"DenseRetriever({self.name!r}, embedder={self.embedder!r})"
+
+    def index(self, chunks: Sequence[Chunk]) -> _DenseIndex:
+        return _DenseIndex(chunks, self.embedder)
+
+
+class _HybridIndex:
+    def __init__(self, parts: list[Any], depth: int, rrf_k: int) -> None:
+        self._parts, self._depth, self._rrf_k = parts, depth, rrf_k
+
+    def search(self, queries: Sequence[str], k: int) -> list[Hits]:
+        depth = max(k, self._depth)
+        lists = [part.search(queries, depth) for part in self._parts]
+        return [trec_order(reciprocal_rank_fusion([[d for d, _ in hits[i]] for hits in lists], self._rrf_k), k)
+                for i in range(len(queries))]
+
+
+class HybridRetriever:
+    """Reciprocal rank fusion (constant ``rrf_k``) of the top ``depth`` chunks of each retriever."""
+
+    def __init__(self, retrievers: Sequence[Any], depth: int = 50, rrf_k: int = 60, name: str = "hybrid") -> None:
+        if len(retrievers) < 2:
+            raise ValueError("a hybrid retriever fuses at least two retrievers")
+        self.retrievers, self.depth, self.rrf_k, self.name = list(retrievers), depth, rrf_k, name
+
+    def __repr__(self) -> str:
+        return f"HybridRetriever({[r.name for r in self.retrievers]}, depth={self.depth}, rrf_k={self.rrf_k})"
+
+    def index(self, chunks: Sequence[Chunk]) -> _HybridIndex:
+        return _HybridIndex([r.index(chunks) for r in self.retrievers], self.depth, self.rrf_k)
+
+
+RETRIEVER_NAMES = ("bm25", "e5", "hybrid")
+
+
+def resolve_retriever(spec: Any, embedder: Optional[Any] = None, depth: int = 50) -> Any:
+    """A retriever from a name (``bm25``, ``e5``, ``hybrid``) or a retriever object (returned as is)."""
+    if not isinstance(spec, str):
+        if not (hasattr(spec, "index") and hasattr(spec, "name")):
+            raise TypeError(f"a retriever needs a name and index(chunks), got {type(spec).__name__}; wrap "
+                            "LlamaIndex or LangChain retrievers with their bench adapters")
+        return spec
+    if spec == "bm25":
+        return BM25Retriever()
+    if spec == "e5":
+        return DenseRetriever(embedder)
+    if spec == "hybrid":
+        return HybridRetriever([BM25Retriever(), DenseRetriever(embedder)], depth=depth)
+    raise ValueError(f"unknown retriever {spec!r}: choose from {', '.join(RETRIEVER_NAMES)}")

@@ -1,0 +1,135 @@
+"""Scoring the benchmark's configurations: retrieval metrics overall and by query type, paired tests, and
+the plain-language verdict."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional, Sequence
+
+from .. import Report, evaluate
+from ..compare import compare_per_query, paired_test
+from .inputs import Case
+
+__all__ = ["METRIC_DEFINITIONS", "metric_keys", "ConfigResult", "score_config", "compare_configs", "verdict",
+           "headline_metric"]
+
+METRIC_DEFINITIONS = {
+    "hit_rate": "hit rate@k: share of queries with at least one relevant chunk in the top k "
+                "(the seed benchmarks call this \"Recall@k\")",
+    "recall": "recall@k: relevant chunks in the top k / all relevant chunks of the query (trec_eval recall_k)",
+    "precision": "precision@k: relevant chunks in the top k / k (trec_eval P_k)",
+    "mrr": "MRR@k: 1 / rank of the first relevant chunk within the top k, else 0",
+    "ndcg": "nDCG@k: linear gain = percent of the evidence span a chunk covers (1..100), log2 discount, "
+            "ideal ranking from all judged chunks (trec_eval ndcg_cut_k)",
+}
+RELEVANCE_NOTE = ("relevant = the chunk overlaps an evidence span (or matches an expected text, or is a listed "
+                  "chunk id); binary metrics count every such chunk, nDCG weighs it by its grade")
+
+
+def metric_keys(ks: Sequence[int]) -> list[str]:
+    """Every metric at every k, metric by metric, as the registry keys them: ``hit_rate@1, ..., ndcg@20``."""
+    from ..measures import parse_metric
+
+    return [parse_metric(f"{m}@{k}").key for m in METRIC_DEFINITIONS for k in ks]
+
+
+def headline_metric(ks: Sequence[int]) -> str:
+    """nDCG at 10 (or at the largest k below 10, else the smallest k): the metric the verdict ranks by."""
+    below = [k for k in ks if k <= 10]
+    return f"ndcg@{max(below) if below else min(ks)}"
+
+
+@dataclass
+class ConfigResult:
+    """One configuration's run and scores."""
+
+    name: str
+    chunking: str
+    retriever: str
+    reranker: Optional[str]
+    run: dict[str, list[tuple[str, float]]]
+    report: Report
+    by_type: Any = None
+    seconds: float = 0.0
+    answers: Optional[Report] = None
+    answer_errors: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def stage(self) -> str:
+        return "reranked" if self.reranker else "retrieval"
+
+    def __repr__(self) -> str:
+        return f"ConfigResult({self.name!r}, queries={len(self.report.query_ids)})"
+
+
+def score_config(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Sequence[tuple[str, float]]],
+                 cases: Sequence[Case], ks: Sequence[int]) -> tuple[Report, Any]:
+    """The core :func:`evaluate` of a run (judged queries only), with each query's ``query_type`` as an
+    attribute, and its :meth:`~rag_eval_adapters.Report.by` ``query_type`` groups."""
+    scores = {q: {d: s for d, s in hits} for q, hits in run.items() if q in qrels}
+    types = {c.query_id: {"query_type": c.query_type} for c in cases if c.query_id in qrels}
+    overall = evaluate(dict(qrels), scores, metric_keys(ks)).with_attributes(types)
+    return overall, overall.by("query_type", n_bootstrap=200)
+
+
+def compare_configs(results: Sequence[ConfigResult], metrics: Sequence[str], permutations: int,
+                    seed: int = 0) -> Optional[Any]:
+    """Paired tests (:func:`rag_eval_adapters.compare.compare_per_query`) between every two configurations."""
+    if len(results) < 2:
+        return None
+    per_query = {r.name: {q: v for q, v in r.report.per_query.items()} for r in results}
+    return compare_per_query(per_query, list(metrics), n_permutations=permutations,
+                             n_bootstrap=permutations, seed=seed)
+
+
+def _ranked(reports: Mapping[str, Report], metric: str) -> list[tuple[str, float]]:
+    return sorted(((name, r.mean[metric]) for name, r in reports.items()), key=lambda x: (-x[1], x[0]))
+
+
+def _versus(best: str, other: str, reports: Mapping[str, Report], metric: str, permutations: int) -> tuple[float, str]:
+    """``(difference best - other, "(significant, p = ..., 95% CI [...], n queries)")``."""
+    a, b = reports[best].per_query, reports[other].per_query
+    common = sorted(set(a) & set(b), key=str)
+    if len(common) < 2:
+        return reports[best].mean[metric] - reports[other].mean[metric], "(too few shared queries to test)"
+    test = paired_test([b[q][metric] for q in common], [a[q][metric] for q in common], metric=metric,
+                       n_permutations=permutations, n_bootstrap=permutations)
+    signif = "significant" if test.p_value < 0.05 else "not significant"
+    return test.difference, (f"({signif} at 0.05: paired randomization p = {test.p_value:.3g}, 95% CI "
+                             f"[{test.ci_low:+.3f}, {test.ci_high:+.3f}], {test.n_queries} queries)")
+
+
+def _of_type(report: Report, qtype: Optional[str]) -> Report:
+    if qtype is None:
+        return report
+    rows = [i for i, q in enumerate(report.query_ids) if report.attributes.get(q, {}).get("query_type") == qtype]
+    return Report(report.metrics, [report.query_ids[i] for i in rows], report.values[rows], {}, {})
+
+
+def verdict(results: Sequence[ConfigResult], metric: str, permutations: int = 2000) -> list[str]:
+    """A few plain sentences: which configuration wins overall and per query type, by how much, how surely."""
+    lines: list[str] = []
+    types = sorted({a.get("query_type") for r in results for a in r.report.attributes.values()} - {None})
+    for qtype in [None, *types]:
+        label = "all questions" if qtype is None else f"{qtype} questions"
+        reports = {r.name: _of_type(r.report, qtype) for r in results}
+        reports = {n: rep for n, rep in reports.items() if rep.query_ids}
+        if not reports:
+            continue
+        ranked = _ranked(reports, metric)
+        best, value = ranked[0]
+        if len(ranked) == 1:
+            lines.append(f"On {label}, {best} scores {metric} = {value:.3f}.")
+            continue
+        tied = [name for name, v in ranked[1:] if v == value]
+        if tied:
+            text = f"On {label}, {best} ties for first with {', '.join(tied)} at {metric} = {value:.3f}"
+        else:
+            diff, how = _versus(best, ranked[1][0], reports, metric, permutations)
+            text = (f"On {label}, {best} wins with {metric} = {value:.3f}, {diff:+.3f} over the runner-up "
+                    f"{ranked[1][0]} {how}")
+        if len(ranked) > 2 and ranked[-1][1] < value:
+            diff, how = _versus(best, ranked[-1][0], reports, metric, permutations)
+            text += f"; it beats the last, {ranked[-1][0]}, by {diff:+.3f} {how}"
+        lines.append(text + ".")
+    return lines
