@@ -36,11 +36,7 @@ MAY_IMPORT = {
 }
 APPS = set(MAY_IMPORT)
 CORE_DEPENDENCIES = {"numpy", "pydantic"}  # what the core imports at module level, besides the standard library
-PRIVATE_ALLOWED = {  # (file, imported module): private core imports still to be replaced
-    # TODO(registry): the public validation vocabulary replaces `_validation` in the adapters.
-    ("llamaindex/metrics.py", "_validation"),
-    ("llamaindex/retrievers.py", "_validation"),
-}
+PRIVATE_ALLOWED: set[tuple[str, str]] = set()  # (file, imported module): private core imports still to be replaced
 
 
 def allowed(relative, top):
