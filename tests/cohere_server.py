@@ -30,10 +30,11 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
+from loopback_server import LoopbackServer
 
 __all__ = ["FakeCohereServer", "RecordedRequest", "cohere_server", "fail", "slow", "malformed", "overlap_score"]
 
@@ -103,7 +104,7 @@ class RecordedRequest:
 
 
 @dataclass
-class FakeCohereServer:
+class FakeCohereServer(LoopbackServer):
     """The fake Cohere endpoint (see the module docstring). ``latency`` delays every answer (to make
     concurrency observable); ``max_in_flight`` is the most requests ever handled at once."""
 
@@ -120,36 +121,11 @@ class FakeCohereServer:
         self._by_query: dict[str, deque[dict[str, Any]]] = defaultdict(deque)
         self._in_flight = 0
         self._counter = 0
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    # ---------------------------------------------------------------- lifecycle
-    def start(self) -> FakeCohereServer:
-        handler = type("_Handler", (_Handler,), {"fake": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> FakeCohereServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     @property
     def url(self) -> str:
         """Base URL to give the SDK (``base_url=``); requests go to ``{url}/v2/rerank``."""
-        assert self._httpd is not None, "server not started"
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return self.origin
 
     # ---------------------------------------------------------------- fault injection
     def queue(self, *actions: dict[str, Any]) -> None:
@@ -317,3 +293,6 @@ def cohere_server():
         yield server
     finally:
         server.stop()
+
+
+FakeCohereServer.request_handler = _Handler

@@ -60,10 +60,11 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
+from loopback_server import LoopbackServer
 
 __all__ = [
     "FakeOpenAIServer", "RecordedRequest", "openai_server", "default_chat_content", "fake_embedding",
@@ -211,7 +212,7 @@ class RecordedRequest:
 
 
 @dataclass
-class FakeOpenAIServer:
+class FakeOpenAIServer(LoopbackServer):
     """The fake OpenAI endpoint (see the module docstring)."""
 
     api_key: str = "test-openai-key"
@@ -229,33 +230,11 @@ class FakeOpenAIServer:
         self._counter = 0
         self._last_question: str | None = None
         self.usage_sent = {"prompt_tokens": 0, "completion_tokens": 0}
-        self._httpd: ThreadingHTTPServer | None = None
-
-    def start(self) -> FakeOpenAIServer:
-        handler = type("_Handler", (_Handler,), {"fake": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> FakeOpenAIServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     @property
     def base_url(self) -> str:
         """The ``base_url`` to give an OpenAI SDK (ends in ``/v1``)."""
-        assert self._httpd is not None, "server not started"
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return self.origin + '/v1'
 
     # ------------------------------------------------------------ scripting
     def queue(self, *actions: dict[str, Any]) -> None:
@@ -434,3 +413,6 @@ def openai_server():
         yield server
     finally:
         server.stop()
+
+
+FakeOpenAIServer.request_handler = _Handler
