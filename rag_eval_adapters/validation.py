@@ -84,15 +84,20 @@ def check_k(k: Any, field: str = "k") -> int | None:
     return int(k)
 
 
+def _float_or_inf(value: Any) -> float:
+    """``float(value)``, with an integer beyond float64's range read as infinity (so it fails the finite check)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
 def check_level(level: Any, field: str = "relevance_level") -> float:
     """A relevance level: any finite number. A judged document is relevant when its grade is ``>= level``;
     an unjudged document never is (as in trec_eval)."""
     if not _number(level):
         raise TypeError(f"{field} must be a finite number (a grade threshold), got {level!r}")
-    try:
-        value = float(level)
-    except OverflowError:
-        value = math.inf
+    value = _float_or_inf(level)
     if not math.isfinite(value):
         raise ValueError(f"{field} must be a finite number (a grade threshold), got {level!r}")
     return value
@@ -115,10 +120,7 @@ def check_grade(grade: Any, doc: Any, field: str, query_id: Any = None) -> float
     """A relevance grade of document ``doc`` in ``field``: a finite number."""
     if not _number(grade):
         raise TypeError(f"{where(query_id)}{field}[{doc!r}] must be a number (a relevance grade), got {grade!r}")
-    try:
-        value = float(grade)
-    except OverflowError:
-        value = math.inf
+    value = _float_or_inf(grade)
     if not math.isfinite(value):
         raise ValueError(f"{where(query_id)}{field}[{doc!r}] must be a finite grade, got {_short(grade)}")
     return value
@@ -168,10 +170,7 @@ def _grade(value: Any, info: ValidationInfo) -> float:
     field = info.field_name or "grade"
     if not _number(value):
         raise TypeError(f"{field} must be a number (a relevance grade), got {value!r}")
-    try:
-        grade = float(value)
-    except OverflowError:
-        grade = math.inf
+    grade = _float_or_inf(value)
     if not math.isfinite(grade):
         raise ValueError(f"{field} must be a finite grade, got {_short(value)}")
     return grade
