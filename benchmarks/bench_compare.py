@@ -5,12 +5,19 @@ Workload (seeded): ``--queries`` queries of the ``bench_evaluate.py`` collection
 cutoffs 1, 3, 5, 10, 100). The tests are those of ``rag-eval compare``'s defaults: paired t-test, randomization
 test with ``--permutations`` sign vectors and a percentile bootstrap with ``--bootstrap`` resamples.
 
-Two ratios, each from medians of ``--repeats`` interleaved rounds in this one run:
+Two ratios, each from medians of ``--repeats`` interleaved rounds in this one run (imports and both code
+paths warmed up first):
 
-* API: ``evaluate(A) + evaluate(B) + compare_reports`` over ``evaluate(A) + evaluate(B)`` (Python dicts in);
-  the goal of issue 15 is at most 2x;
+* API: ``evaluate(A) + evaluate(B) + compare_reports`` over ``evaluate(A) + evaluate(B)`` (the same Python
+  dicts in); the goal of issue 15 is at most 2x;
 * CLI: ``rag-eval compare --qrels Q --run A --run B`` over ``rag-eval evaluate`` of A plus of B (TREC files,
   in-process, output to a buffer).
+
+And the floor of the tests in plain numpy, timed in the same rounds: the random numbers (``n`` uniform
+draws per bootstrap resample, ``n`` random bits per sign vector), the ``bincount`` of the draws and the two
+single-precision products (sign vectors and resample counts, each ``rows x n`` times ``n x metrics``). It
+leaves out turning bits and counts into floats, the exact recounts and the quantiles, so it is a lower
+bound of any implementation of these tests on numpy.
 
     python benchmarks/bench_compare.py --queries 5000
 """
@@ -57,6 +64,33 @@ def write_qrels(path: Path, qrels) -> None:
             fh.writelines(f"{q} 0 {d} {g}\n" for d, g in judged.items())
 
 
+def numpy_floor(n: int, m: int, n_permutations: int, n_bootstrap: int) -> dict[str, float]:
+    """Seconds of the irreducible numpy work of the tests: random numbers, their counts, two products."""
+    rng = np.random.default_rng(0)
+    rows = max(1, min(n_bootstrap, (1 << 16) // n))  # draws counted per bincount call, as in compare
+    start = time.perf_counter()
+    for done in range(0, n_bootstrap, rows):
+        rng.integers(0, n, size=min(rows, n_bootstrap - done) * n, dtype=np.int64)
+    rng.bytes(n_permutations * ((n + 7) // 8))
+    draws = time.perf_counter() - start
+    flat = rng.integers(0, n, size=(rows, n), dtype=np.int64) + (np.arange(rows, dtype=np.int64) * n)[:, None]
+    start = time.perf_counter()
+    for done in range(0, n_bootstrap, rows):
+        r = min(rows, n_bootstrap - done)
+        np.bincount(flat[:r].ravel(), minlength=r * n)
+    counts = time.perf_counter() - start
+    block = max(1, min(max(n_permutations, n_bootstrap), (1 << 23) // n))
+    left = np.ones((block, n), dtype=np.float32)
+    right = rng.random((n, m), dtype=np.float32)
+    start = time.perf_counter()
+    for total in (n_permutations, n_bootstrap):
+        for done in range(0, total, block):
+            left[: min(block, total - done)] @ right
+    products = time.perf_counter() - start
+    return {"floor: draws": draws, "floor: counts": counts, "floor: 2 products": products,
+            "floor": draws + counts + products}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--queries", type=int, default=5_000)
@@ -75,14 +109,16 @@ def main(argv=None) -> int:
     print(f"{args.queries:,} queries x {len(METRICS)} metrics, {args.permutations:,} permutations, "
           f"{args.bootstrap:,} bootstrap resamples; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} "
           "(shared machine: other jobs run alongside, compare the ratios)")
-    evaluate(qrels, run_a, METRICS)  # warm-up
+    warm = {"A": evaluate(qrels, run_a, METRICS), "B": evaluate(qrels, run_b, METRICS)}  # warm-up
+    compare_reports(warm, n_permutations=100, n_bootstrap=100)
     tmp = Path(tempfile.mkdtemp())
     files = {"q": tmp / "bench.qrels", "a": tmp / "a.run", "b": tmp / "b.run"}
     write_qrels(files["q"], qrels)
     write_run(files["a"], run_a)
     write_run(files["b"], run_b)
     common = ["--qrels", str(files["q"]), "-m", ",".join(METRICS), "--format", "json"]
-    times = {"evaluate both": [], "compare_reports": [], "cli evaluate both": [], "cli compare": []}
+    times = {"evaluate both": [], "compare_reports": [], "cli evaluate both": [], "cli compare": [],
+             "floor: draws": [], "floor: counts": [], "floor: 2 products": [], "floor": []}
     os.environ.setdefault("TQDM_DISABLE", "1")
     for _ in range(args.repeats):
         start = time.perf_counter()
@@ -91,6 +127,8 @@ def main(argv=None) -> int:
         start = time.perf_counter()
         compare_reports(reports, n_permutations=args.permutations, n_bootstrap=args.bootstrap)
         times["compare_reports"].append(time.perf_counter() - start)
+        for key, seconds in numpy_floor(args.queries, len(METRICS), args.permutations, args.bootstrap).items():
+            times[key].append(seconds)
         if args.cli:
             start = time.perf_counter()
             for key in ("a", "b"):
@@ -108,6 +146,9 @@ def main(argv=None) -> int:
         print(f"| {k} | {v:.3f} |")
     ratio = (med["evaluate both"] + med["compare_reports"]) / med["evaluate both"]
     print(f"\ngoal (<= 2x): API evaluate both + compare_reports = {ratio:.2f}x evaluate both")
+    floor = (med["evaluate both"] + med["floor"]) / med["evaluate both"]
+    print(f"floor: evaluate both + numpy floor of the tests = {floor:.2f}x evaluate both; "
+          f"compare_reports = {med['compare_reports'] / med['floor']:.2f}x the numpy floor")
     if args.cli:
         print(f"goal (<= 2x): rag-eval compare = {med['cli compare'] / med['cli evaluate both']:.2f}x "
               "rag-eval evaluate of both runs")

@@ -13,11 +13,12 @@ For two runs A and B scored per query with the same metric, let ``d_q = B_q - A_
 * a percentile bootstrap confidence interval ``[ci_low, ci_high]`` of mean(d), resampling queries
   with replacement ``n_bootstrap`` times (seeded).
 
-Both random procedures are whole-matrix work: blocks of sign vectors (or resample multiplicities) times the
-``n x metrics`` matrix of differences, in single precision. A sign vector whose single-precision statistic
-lies within the rounding bound of the observed one is recounted in double precision, so the p-value is the
-double-precision count; bootstrap means are taken of the centred differences, so their rounding is far below
-the resampling noise. The t distribution is computed here (regularized incomplete beta), without scipy.
+Both random procedures are whole-matrix work (:mod:`rag_eval_adapters._resampling`): blocks of sign vectors
+(or resample multiplicities) times the ``n x metrics`` matrix of differences, in single precision. A sign
+vector whose single-precision statistic lies within the rounding bound of the observed one is recounted in
+double precision, so the p-value is the double-precision count; bootstrap means are taken of the centred
+differences, so their rounding is far below the resampling noise. The t distribution is computed here
+(regularized incomplete beta), without scipy.
 
 :func:`compare_reports` runs these tests for every metric and every pair of runs, vectorized across
 metrics.  Only queries scored in every run take part (queries missing from a run already score 0
@@ -33,12 +34,12 @@ from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
+from ._resampling import TOL as _TOL
+from ._resampling import bootstrap_interval, randomization_p_values
 from .report import Report, as_report
 
 __all__ = ["PairedComparison", "Comparison", "paired_test", "compare_reports", "compare_per_query"]
 
-_TOL = 1e-12
-_CHUNK_CELLS = 2_000_000  # random numbers generated per block, to bound memory on large runs
 
 
 @dataclass(frozen=True)
@@ -177,80 +178,6 @@ def _t_tests(d: np.ndarray) -> tuple[list[Optional[float]], list[float]]:
     return t_stats, p_values
 
 
-def _sign_bits(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
-    """A ``rows x n`` matrix of fair random 0/1 bits (uint8), eight bits per random byte."""
-    packed = rng.integers(0, 256, size=(rows, (n + 7) // 8), dtype=np.uint8)
-    return np.unpackbits(packed, axis=1, count=n)
-
-
-def _randomization(d: np.ndarray, n_permutations: int, rng: np.random.Generator) -> np.ndarray:
-    """Sign-flip randomization p-values for each column of ``d`` (n x m).
-
-    A sign vector ``s = 2 * bits - 1`` gives ``s @ d = 2 * (bits @ d) - sum(d)``. ``bits @ d`` is one
-    single-precision matrix product per block of sign vectors; a permutation whose single-precision
-    value lies within the rounding bound of the observed ``|sum(d)|`` is recomputed in double
-    precision, so every count is the double-precision decision.
-    """
-    n, m = d.shape
-    total = d.sum(axis=0)
-    threshold = np.abs(total) - n * _TOL  # |s @ d| >= |sum d| - n * tol  <=>  |mean(s * d)| >= |mean d| - tol
-    d32 = d.astype(np.float32)
-    # bound of |bits @ d32 (single) - bits @ d (exact)|, doubled for 2 * S - total, plus slack
-    err = n * 2.0**-24 * np.abs(d32).sum(axis=0, dtype=np.float64) + np.abs(d - d32).sum(axis=0)
-    margin = 2.0 * err * 1.01 + 1e-300
-    exceed = np.zeros(m, dtype=np.int64)
-    chunk = max(1, min(n_permutations, _CHUNK_CELLS // max(n, 1)))
-    done = 0
-    while done < n_permutations:
-        c = min(chunk, n_permutations - done)
-        bits = _sign_bits(rng, c, n)
-        value = np.abs(2.0 * (bits.astype(np.float32) @ d32).astype(np.float64) - total)  # c x m
-        exceed += (value >= threshold + margin).sum(axis=0)
-        close = np.abs(value - threshold) < margin
-        for j in np.flatnonzero(close.any(axis=0)):
-            rows = np.flatnonzero(close[:, j] & (value[:, j] < threshold[j] + margin[j]))
-            exact = np.abs(2.0 * (bits[rows].astype(np.float64) @ d[:, j]) - total[j])
-            exceed[j] += int((exact >= threshold[j]).sum())
-        done += c
-    return (exceed + 1) / (n_permutations + 1)
-
-
-def _index_dtype(n: int):
-    """The narrowest integer type of uniform draws in ``[0, n)`` (fewer random bits to make)."""
-    return np.uint16 if n <= 2**16 else np.int32 if n < 2**31 else np.int64
-
-
-def _bootstrap(d: np.ndarray, n_bootstrap: int, confidence: float, rng: np.random.Generator):
-    """Percentile bootstrap interval of the mean of each column of ``d`` (n x m).
-
-    Each resample's multiplicities (``bincount`` of ``n`` uniform draws) weight the centred differences in
-    one single-precision matrix product per block; the mean is added back in double precision, so the
-    rounding stays far below the resampling noise and a constant difference gives a zero-width interval.
-    """
-    n, m = d.shape
-    center = d.mean(axis=0)
-    centred = (d - center).astype(np.float32)
-    block = max(1, min(n_bootstrap, _CHUNK_CELLS // max(n, 1)))
-    sub = max(1, min(block, 200_000 // max(n, 1)))  # rows per bincount: its counters stay in cache
-    offsets = (np.arange(sub, dtype=np.int64) * n)[:, None]
-    weights = np.empty((block, n), dtype=np.float32)
-    means = np.empty((n_bootstrap, m))
-    done = 0
-    while done < n_bootstrap:
-        c = min(block, n_bootstrap - done)
-        for start in range(0, c, sub):
-            r = min(sub, c - start)
-            picks = rng.integers(0, n, size=(r, n), dtype=_index_dtype(n))
-            flat = (picks + offsets[:r]).ravel()
-            weights[start : start + r] = np.bincount(flat, minlength=r * n).reshape(r, n)
-        means[done : done + c] = (weights[:c] @ centred).astype(np.float64) / n + center
-        done += c
-    alpha = (1.0 - confidence) / 2.0
-    low = np.quantile(means, alpha, axis=0)
-    high = np.quantile(means, 1.0 - alpha, axis=0)
-    return low, high
-
-
 def _check_options(n_permutations: int, n_bootstrap: int, confidence: float) -> None:
     if not isinstance(n_permutations, int) or n_permutations < 1:
         raise ValueError(f"n_permutations must be a positive integer, got {n_permutations!r}")
@@ -281,8 +208,8 @@ def _matrix_tests(
     d = b - a
     rng = np.random.default_rng(seed)
     t_stats, t_p = _t_tests(d)
-    rand_p = _randomization(d, n_permutations, rng)
-    low, high = _bootstrap(d, n_bootstrap, confidence, rng)
+    rand_p = randomization_p_values(d, n_permutations, rng)
+    low, high = bootstrap_interval(d, n_bootstrap, confidence, rng)
     out = []
     for j, metric in enumerate(metrics):
         out.append(

@@ -56,6 +56,68 @@ def test_randomization_counts_exact_ties_of_decimal_differences():
     assert result.randomization_p_value == pytest.approx(exact, abs=0.0015)
 
 
+def _per_query(columns):
+    """``compare_per_query`` input: run A scores 0, run B scores the given per-query differences."""
+    n = len(next(iter(columns.values())))
+    return {
+        "A": {f"q{i:05d}": {m: 0.0 for m in columns} for i in range(n)},
+        "B": {f"q{i:05d}": {m: float(v[i]) for m, v in columns.items()} for i in range(n)},
+    }
+
+
+def test_randomization_matches_exact_enumeration_for_every_metric_at_once():
+    # 13 queries (not a whole number of bytes of sign bits); a dense metric, a sparse one with exact ties
+    # (most differences zero) and one with decimal steps: each p-value against the full enumeration
+    columns = {
+        "dense": np.array([0.31, -0.12, 0.45, 0.08, -0.27, 0.19, 0.52, -0.05, 0.11, 0.38, -0.44, 0.26, 0.07]),
+        "sparse": np.array([0, 0, 1, 0, 0, 0, 1, 0, -1, 0, 1, 0, 1], dtype=float) / 3,
+        "steps": np.array([0.1, -0.3, 0.2, 0.1, -0.4, 0.1, 0.3, -0.2, 0.1, 0.1, 0.2, -0.3, 0.7]),
+    }
+    comparison = compare_per_query(_per_query(columns), list(columns), n_permutations=100_000, n_bootstrap=10, seed=6)
+    flips = np.array(list(itertools.product([-1.0, 1.0], repeat=13)))
+    for metric, d in columns.items():
+        exact = np.mean(np.abs(flips @ d) >= abs(d.sum()) - 1e-9)
+        assert comparison.test(metric, "A", "B").randomization_p_value == pytest.approx(exact, abs=0.004), metric
+    sparse = columns["sparse"]
+    assert np.mean(np.abs(np.abs(flips @ sparse) - abs(sparse.sum())) < 1e-9) > 0.2  # many exact ties
+
+
+def test_bootstrap_resamples_every_query_uniformly_with_replacement():
+    # metric j is 1 on query j only, so its resample mean is (times query j was drawn) / n ~ Binomial(n, 1/n) / n
+    n = 4
+    columns = {f"m{j}": np.eye(n)[j] for j in range(n)}
+    cdf = np.cumsum([math.comb(n, k) * (1 / n) ** k * (1 - 1 / n) ** (n - k) for k in range(n + 1)])
+    for confidence in (0.95, 0.5, 0.3):
+        comparison = compare_per_query(_per_query(columns), list(columns), n_permutations=10,
+                                       n_bootstrap=100_000, confidence=confidence, seed=1)
+        for level, side in (((1 - confidence) / 2, "ci_low"), ((1 + confidence) / 2, "ci_high")):
+            k = int(np.searchsorted(cdf, level))  # the binomial quantile: its CDF is >= 0.01 away from level
+            assert min(abs(cdf - level)) > 0.01
+            for metric in columns:
+                assert getattr(comparison.test(metric, "A", "B"), side) == k / n, (metric, confidence, side)
+
+
+def test_a_metric_gets_the_same_results_alone_or_with_others():
+    rng = np.random.default_rng(12)
+    columns = {"x": rng.normal(0.02, 0.1, 300), "y": (rng.random(300) < 0.1) * 0.5, "z": np.full(300, 0.1)}
+    together = compare_per_query(_per_query(columns), list(columns), n_permutations=3000, n_bootstrap=3000, seed=9)
+    for metric, d in columns.items():
+        alone = paired_test(np.zeros(300), d, metric=metric, n_permutations=3000, n_bootstrap=3000, seed=9)
+        both = together.test(metric, "A", "B")
+        assert both.randomization_p_value == alone.randomization_p_value  # the same sign vectors and decisions
+        # the same resamples: other resamples move the bounds by ~1e-3; a product of another shape rounds
+        # the single-precision sums differently (relative 1e-7)
+        assert (both.ci_low, both.ci_high) == (pytest.approx(alone.ci_low, abs=1e-6),
+                                               pytest.approx(alone.ci_high, abs=1e-6))
+        assert both.t_test_p_value == pytest.approx(alone.t_test_p_value, rel=1e-9)
+
+
+def test_a_constant_difference_has_a_zero_width_interval_on_a_large_run():
+    result = paired_test(np.zeros(5000), np.full(5000, 0.1), n_permutations=3000, n_bootstrap=3000)
+    assert result.ci_low == result.ci_high == pytest.approx(0.1, abs=1e-15)
+    assert result.p_value == 1 / 3001  # only the all-plus and all-minus sign vectors reach |mean|
+
+
 def test_compare_reports_equals_compare_per_query_on_the_same_scores():
     qrels, good, bad = paired_collection()
     reports = {name: evaluate(qrels, run, ["ndcg@5", "mrr", "ap"]) for name, run in (("good", good), ("bad", bad))}
