@@ -392,18 +392,28 @@ def compare_reports(
     typed = {name: as_report(reports[name], f"run {name!r}") for name in names}
     metrics = list(typed[names[0]].mean)
     _check_options(n_permutations, n_bootstrap, confidence)
-    common: Optional[set] = None
     for name in names:
-        report = typed[name]
-        if list(report.mean) != metrics:
+        if list(typed[name].mean) != metrics:
             raise ValueError(f"run {name!r} was scored with different metrics than {names[0]!r}")
+    query_ids, rows = _common_rows([typed[name] for name in names])
+    matrices = {name: typed[name].values[r] for name, r in zip(names, rows)}
+    return _compare_matrices(names, metrics, query_ids, matrices, n_permutations, n_bootstrap, confidence, seed)
+
+
+def _common_rows(reports: Sequence[Report]) -> tuple[list, list[np.ndarray]]:
+    """The sorted queries scored in every report, and each report's rows of them (in that order)."""
+    first = reports[0].query_ids
+    if all(not r.errors and r.query_ids == first for r in reports):  # the usual case: the same queries
+        order = sorted(range(len(first)), key=first.__getitem__)
+        rows = np.asarray(order, dtype=np.intp)
+        return [first[i] for i in order], [rows] * len(reports)
+    common: Optional[set] = None
+    for report in reports:
         scored = set(report.query_ids).difference(report.errors)
         common = scored if common is None else common & scored
     query_ids = sorted(common or ())
-    matrices = {}
-    for name in names:  # the report's own value matrix, rows taken in the common query order
-        report = typed[name]
+    out = []
+    for report in reports:
         row_of = {q: i for i, q in enumerate(report.query_ids)}
-        rows = np.fromiter((row_of[q] for q in query_ids), dtype=np.intp, count=len(query_ids))
-        matrices[name] = report.values[rows]
-    return _compare_matrices(names, metrics, query_ids, matrices, n_permutations, n_bootstrap, confidence, seed)
+        out.append(np.fromiter((row_of[q] for q in query_ids), dtype=np.intp, count=len(query_ids)))
+    return query_ids, out

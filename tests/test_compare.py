@@ -127,6 +127,27 @@ def test_compare_reports_equals_compare_per_query_on_the_same_scores():
     assert from_reports == from_dicts
 
 
+def test_compare_reports_aligns_queries_in_any_order_and_leaves_out_errors():
+    from rag_eval_adapters import Report
+
+    rng = np.random.default_rng(4)
+    ids = [f"q{i}" for i in range(30)]
+    a, b = rng.random((30, 2)), rng.random((30, 2))
+    shuffled = rng.permutation(30)
+    same = {"A": Report(["m", "k"], ids, a), "B": Report(["m", "k"], [ids[i] for i in shuffled], b[shuffled])}
+    per_query = {name: dict(zip(ids, ({"m": x, "k": y} for x, y in v))) for name, v in (("A", a), ("B", b))}
+    options = dict(n_permutations=400, n_bootstrap=400, seed=2)
+    assert compare_reports(same, **options) == compare_per_query(per_query, ["m", "k"], **options)
+    order = [ids[i] for i in shuffled]
+    both_shuffled = {name: Report(["m", "k"], order, v[shuffled]) for name, v in (("A", a), ("B", b))}
+    assert compare_reports(both_shuffled, **options) == compare_per_query(per_query, ["m", "k"], **options)
+    # a query that failed in B, and one only B scored, take part in no test
+    with_error = {"A": same["A"], "B": Report(["m", "k"], ids[1:] + ["extra"], np.vstack([b[1:], [[0.5, 0.5]]]),
+                                               errors={"q0": "timeout"})}
+    common = {name: {q: v for q, v in rows.items() if q != "q0"} for name, rows in per_query.items()}
+    assert compare_reports(with_error, **options) == compare_per_query(common, ["m", "k"], **options)
+
+
 def test_bootstrap_interval_brackets_the_difference_and_has_the_right_coverage_width():
     rng = np.random.default_rng(5)
     a = rng.random(200)
