@@ -20,7 +20,8 @@ with C-level iteration over whole chunks of queries and numpy, instead of a Pyth
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from bisect import bisect_right
+from collections.abc import Hashable, Sequence
 from itertools import chain, repeat
 from operator import attrgetter, contains, is_, itemgetter
 from typing import Any
@@ -221,12 +222,6 @@ def _pick(items: Sequence[Any], idx: np.ndarray, n: int) -> list[Any]:
     return [items[i] for i in idx.tolist()]
 
 
-
-
-
-
-
-
 # --------------------------------------------------------------------------- {doc: score} runs
 def _scored_chunk(runs: list[dict], judged: list[dict]):
     """Distinct-retrieved counts, hits (flat judged index, rank) and failed-validation mask of a chunk."""
@@ -253,10 +248,12 @@ def _scored_chunk(runs: list[dict], judged: list[dict]):
     if nan.any():
         failed[row[nan]] = True
     # bool scores are 0.0 or 1.0 once converted: look at the types of only those queries
-    suspect = np.unique(row[(values == 0.0) | (values == 1.0)])
-    for i in suspect.tolist():
-        if bool in set(map(type, runs[i].values())):
-            failed[i] = True
+    suspect = row[(values == 0.0) | (values == 1.0)]
+    suspect = suspect[np.r_[True, suspect[1:] != suspect[:-1]]] if suspect.shape[0] else suspect
+    if suspect.shape[0] and bool in set(map(type, chain.from_iterable(map(_values, _pick(runs, suspect, m))))):
+        for i in suspect.tolist():
+            if bool in set(map(type, runs[i].values())):
+                failed[i] = True
     if any(map(contains, runs, repeat(None))):
         failed |= np.fromiter((None in r for r in runs), dtype=bool, count=m)
 
@@ -271,34 +268,60 @@ def _scored_chunk(runs: list[dict], judged: list[dict]):
     hq, hs = jrow[found], jscore[found]
 
     ranks, tied_hits, tied_rows = rank_by_counting(values, lens, hq, hs)
-    # a tie anywhere in a query whose doc ids are of mixed types may make trec_eval's ordering impossible:
-    # leave those queries to the precise path (it raises or ranks exactly as before)
-    for i in tied_rows.tolist():
-        if not failed[i] and len(set(map(type, runs[i]))) > 1:
-            failed[i] = True
     tied = np.flatnonzero(tied_hits)
+    if not tied_rows.shape[0]:
+        return lens, found, ranks, failed
+    roff = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(lens, out=roff[1:])
+    # rows where every document has the same score (binary or constant scores): trec_eval orders them by doc id
+    # alone, so one sort of the ids ranks every tied hit, and raises if the ids cannot be ordered
+    whole = np.zeros(m, dtype=bool)
+    filled = np.flatnonzero(lens)
+    whole[filled] = (np.minimum.reduceat(values, roff[filled]) == np.maximum.reduceat(values, roff[filled]))
+    sorted_rows: set[int] = set()
     if tied.shape[0]:  # tied with another document: the tied ids greater than its own come first (trec_eval)
-        joff = np.concatenate([[0], np.cumsum(jlens)])
-        roff = np.concatenate([[0], np.cumsum(lens)])
-        rows = hq[tied]
-        for part in np.split(tied, np.flatnonzero(rows[1:] != rows[:-1]) + 1):
-            i = int(hq[part[0]])
-            if failed[i]:
-                continue
-            keys = list(judged[i])
-            docs = [keys[j] for j in (found[part] - joff[i]).tolist()]
-            try:
-                ranks[part] += ties_after(list(runs[i]), values[roff[i]:roff[i + 1]], docs, hs[part])
-            except TypeError:
-                failed[i] = True
+        _break_ties(runs, judged, values, roff, whole.tolist(), failed, found, hq, hs, tied, ranks, sorted_rows)
+    # a tie anywhere in a query whose doc ids are of mixed types may make trec_eval's ordering impossible:
+    # leave those queries to the precise path (it raises or ranks exactly as before). A row sorted above
+    # has already shown that its ids can be ordered.
+    for i in tied_rows.tolist():
+        if not failed[i] and i not in sorted_rows and len(set(map(type, runs[i]))) > 1:
+            failed[i] = True
     return lens, found, ranks, failed
 
 
+def _break_ties(runs, judged, values, roff, whole, failed, found, hq, hs, tied, ranks, sorted_rows) -> None:
+    """Add to ``ranks[tied]`` the tied documents whose id sorts after each tied hit's (trec_eval's tie order).
 
-
-
-
-
+    A row whose scores are all equal is sorted by id once (its index joins ``sorted_rows``); other rows count
+    the ids sharing each hit's score. Rows whose ids cannot be compared are marked in ``failed``.
+    """
+    rows = hq[tied]
+    ends = np.flatnonzero(rows[1:] != rows[:-1]) + 1
+    starts, stops = [0, *ends.tolist()], [*ends.tolist(), tied.shape[0]]
+    jlens = np.fromiter(map(len, judged), dtype=np.int64, count=len(judged))
+    joff = np.cumsum(jlens) - jlens
+    rows_l = rows.tolist()
+    local = (found[tied] - joff[rows]).tolist()
+    add: list[int] = []
+    for a, b in zip(starts, stops):
+        i = rows_l[a]
+        keys = list(judged[i])
+        docs = [keys[j] for j in local[a:b]]
+        try:
+            if failed[i]:
+                raise TypeError
+            if whole[i]:
+                ids = sorted(runs[i])
+                sorted_rows.add(i)
+                add.extend([len(ids) - bisect_right(ids, d) for d in docs])
+            else:
+                part = tied[a:b]
+                add.extend(ties_after(list(runs[i]), values[roff[i]:roff[i + 1]], docs, hs[part]))
+        except TypeError:
+            failed[i] = True
+            add.extend(repeat(0, b - a))
+    ranks[tied] += np.array(add, dtype=np.int64)
 
 
 # --------------------------------------------------------------------------- ranked lists

@@ -90,7 +90,8 @@ def rank_by_counting(
     if same.any():
         row_of = np.repeat(np.arange(lens.shape[0], dtype=np.int64), lens)
         pairs = np.flatnonzero(same)
-        tied_rows = np.unique(row_of[pairs][row_of[pairs] == row_of[pairs + 1]])
+        rows = row_of[pairs][row_of[pairs] == row_of[pairs + 1]]  # ascending: keep the first of each run
+        tied_rows = rows[np.r_[True, rows[1:] != rows[:-1]]] if rows.shape[0] else rows
     else:
         tied_rows = np.zeros(0, dtype=np.int64)
     return length - upto + 1, upto - below > 1, tied_rows
