@@ -38,6 +38,8 @@ __all__ = ["judge_batch", "CHUNK"]
 #: Queries handled together: large enough to amortise Python overhead, small enough that the padded
 #: score matrix and the per-query position dicts of a chunk stay in cache-sized memory.
 CHUNK = 2048
+#: Runs read together in the C-level passes of a chunk, small enough for their dicts to stay in cache
+_BLOCK = 128
 
 _NAN = math.nan
 _MAX_FLOAT = 1.7976931348623157e308
@@ -227,11 +229,10 @@ def _scored_chunk(runs: list[dict], judged: list[dict]):
     """Distinct-retrieved counts, hits (flat judged index, rank) and failed-validation mask of a chunk."""
     m = len(runs)
     lens = np.fromiter(map(len, runs), dtype=np.int64, count=m)
+    jlens = np.fromiter(map(len, judged), dtype=np.int64, count=m)
     failed = np.zeros(m, dtype=bool)
-    total = int(lens.sum())
     try:
-        values = np.fromiter(chain.from_iterable(map(_values, runs)), dtype=np.float64, count=total)
-        sum(chain.from_iterable(map(_values, runs)), 0.0)  # TypeError for str, Decimal, None, ...
+        values, jscore, has_none = _read_scores(runs, judged, lens, jlens)
     except (TypeError, ValueError, OverflowError, ArithmeticError):
         for i, r in enumerate(runs):
             try:
@@ -241,8 +242,7 @@ def _scored_chunk(runs: list[dict], judged: list[dict]):
                 failed[i] = True
         runs = [{} if f else r for r, f in zip(runs, failed)]
         lens[failed] = 0
-        total = int(lens.sum())
-        values = np.fromiter(chain.from_iterable(map(_values, runs)), dtype=np.float64, count=total)
+        values, jscore, has_none = _read_scores(runs, judged, lens, jlens)
     row = np.repeat(np.arange(m, dtype=np.int64), lens)
     nan = np.isnan(values)
     if nan.any():
@@ -254,15 +254,8 @@ def _scored_chunk(runs: list[dict], judged: list[dict]):
         for i in suspect.tolist():
             if bool in set(map(type, runs[i].values())):
                 failed[i] = True
-    if any(map(contains, runs, repeat(None))):
+    if has_none:
         failed |= np.fromiter((None in r for r in runs), dtype=bool, count=m)
-
-    # scores of judged documents (NaN when not retrieved), in flat judged order
-    jlens = np.fromiter(map(len, judged), dtype=np.int64, count=m)
-    jscore = np.fromiter(
-        chain.from_iterable(map(map, map(_get, runs), judged, repeat(repeat(_NAN)))),
-        dtype=np.float64, count=int(jlens.sum()),
-    )
     jrow = np.repeat(np.arange(m, dtype=np.int64), jlens)
     found = np.flatnonzero(~np.isnan(jscore))
     hq, hs = jrow[found], jscore[found]
@@ -288,6 +281,34 @@ def _scored_chunk(runs: list[dict], judged: list[dict]):
         if not failed[i] and i not in sorted_rows and len(set(map(type, runs[i]))) > 1:
             failed[i] = True
     return lens, found, ranks, failed
+
+
+def _read_scores(runs: list[dict], judged: list[dict], lens: np.ndarray, jlens: np.ndarray):
+    """Every score of the chunk's runs (flat), the score of each judged document (NaN when not retrieved, flat
+    judged order), and whether any run has a ``None`` id. Raises ``TypeError`` (or another arithmetic error)
+    when a score is not a number.
+
+    The passes over a run (its scores, their types, the ``None`` id, the judged documents) are made block by
+    block, so that a block's dicts are still in cache for the later passes.
+    """
+    m = len(runs)
+    roff, joff = np.zeros(m + 1, dtype=np.int64), np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(lens, out=roff[1:])
+    np.cumsum(jlens, out=joff[1:])
+    ro, jo = roff.tolist(), joff.tolist()
+    values, jscore = np.empty(ro[-1]), np.empty(jo[-1])
+    has_none = False
+    for a in range(0, m, _BLOCK):
+        b = min(a + _BLOCK, m)
+        part = runs[a:b]
+        values[ro[a]:ro[b]] = np.fromiter(chain.from_iterable(map(_values, part)), np.float64, ro[b] - ro[a])
+        sum(chain.from_iterable(map(_values, part)), 0.0)  # TypeError for str, Decimal, None, ...
+        has_none = has_none or any(map(contains, part, repeat(None)))
+        jscore[jo[a]:jo[b]] = np.fromiter(
+            chain.from_iterable(map(map, map(_get, part), judged[a:b], repeat(repeat(_NAN)))),
+            np.float64, jo[b] - jo[a],
+        )
+    return values, jscore, has_none
 
 
 def _break_ties(runs, judged, values, roff, whole, failed, found, hq, hs, tied, ranks, sorted_rows) -> None:

@@ -84,8 +84,9 @@ def rank_by_counting(
     """
     ordered, starts = sort_within_rows(values, lens)
     start, length = starts[hit_row], lens[hit_row]
-    below = count_below(ordered, start, length, hit_score, strict=True)  # scores < s
     upto = count_below(ordered, start, length, hit_score, strict=False)  # scores <= s
+    # the hit's own score sits at upto - 1: it is tied when the score before it is equal too
+    tied = (upto >= 2) & (ordered[np.maximum(start + upto - 2, 0)] == hit_score)
     same = ordered[1:] == ordered[:-1]
     if same.any():
         row_of = np.repeat(np.arange(lens.shape[0], dtype=np.int64), lens)
@@ -94,7 +95,7 @@ def rank_by_counting(
         tied_rows = rows[np.r_[True, rows[1:] != rows[:-1]]] if rows.shape[0] else rows
     else:
         tied_rows = np.zeros(0, dtype=np.int64)
-    return length - upto + 1, upto - below > 1, tied_rows
+    return length - upto + 1, tied, tied_rows
 
 def sort_within_rows(values: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``values`` sorted ascending within each row (rows laid one after another), and each row's start."""
