@@ -23,7 +23,7 @@ import math
 from bisect import bisect_right
 from collections.abc import Hashable, Sequence
 from itertools import chain, repeat
-from operator import attrgetter, contains, is_, itemgetter
+from operator import attrgetter, contains, is_, itemgetter, sub
 from typing import Any
 
 import numpy as np
@@ -320,25 +320,21 @@ def _break_ties(runs, judged, values, roff, whole, failed, found, hq, hs, tied, 
     rows = hq[tied]
     ends = np.flatnonzero(rows[1:] != rows[:-1]) + 1
     starts, stops = [0, *ends.tolist()], [*ends.tolist(), tied.shape[0]]
-    jlens = np.fromiter(map(len, judged), dtype=np.int64, count=len(judged))
-    joff = np.cumsum(jlens) - jlens
-    rows_l = rows.tolist()
-    local = (found[tied] - joff[rows]).tolist()
+    judged_ids = list(chain.from_iterable(judged))  # flat judged order, as ``found`` indexes it
+    docs = list(map(judged_ids.__getitem__, found[tied].tolist()))
+    rows_l, failed_l = rows.tolist(), failed.tolist()
     add: list[int] = []
     for a, b in zip(starts, stops):
         i = rows_l[a]
-        keys = list(judged[i])
-        docs = [keys[j] for j in local[a:b]]
         try:
-            if failed[i]:
+            if failed_l[i]:
                 raise TypeError
             if whole[i]:
                 ids = sorted(runs[i])
                 sorted_rows.add(i)
-                add.extend([len(ids) - bisect_right(ids, d) for d in docs])
+                add.extend(map(sub, repeat(len(ids)), map(bisect_right, repeat(ids), docs[a:b])))
             else:
-                part = tied[a:b]
-                add.extend(ties_after(list(runs[i]), values[roff[i]:roff[i + 1]], docs, hs[part]))
+                add.extend(ties_after(list(runs[i]), values[roff[i]:roff[i + 1]], docs[a:b], hs[tied[a:b]]))
         except TypeError:
             failed[i] = True
             add.extend(repeat(0, b - a))
