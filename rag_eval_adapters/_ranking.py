@@ -82,13 +82,15 @@ def rank_by_counting(
     equals it (the caller adds the tied documents whose id sorts after it); ``tied_rows`` the rows holding
     any tie at all. Cost: one sort of every row, then a vectorised binary search per hit.
     """
-    ordered, starts = sort_within_rows(values, lens)
+    ordered, starts, row_width = sort_within_rows(values, lens)
     start, length = starts[hit_row], lens[hit_row]
     upto = count_below(ordered, start, length, hit_score, strict=False)  # scores <= s
     # the hit's own score sits at upto - 1: it is tied when the score before it is equal too
     tied = (upto >= 2) & (ordered[np.maximum(start + upto - 2, 0)] == hit_score)
-    same = ordered[1:] == ordered[:-1]
-    if same.any():
+    if row_width:  # one padded row per query (NaN pads never equal anything)
+        matrix = ordered.reshape(-1, row_width)
+        tied_rows = np.flatnonzero((matrix[:, 1:] == matrix[:, :-1]).any(axis=1))
+    elif (same := ordered[1:] == ordered[:-1]).any():
         row_of = np.repeat(np.arange(lens.shape[0], dtype=np.int64), lens)
         pairs = np.flatnonzero(same)
         rows = row_of[pairs][row_of[pairs] == row_of[pairs + 1]]  # ascending: keep the first of each run
@@ -97,23 +99,30 @@ def rank_by_counting(
         tied_rows = np.zeros(0, dtype=np.int64)
     return length - upto + 1, tied, tied_rows
 
-def sort_within_rows(values: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``values`` sorted ascending within each row (rows laid one after another), and each row's start."""
+
+def sort_within_rows(values: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """``values`` sorted ascending within each row (rows laid one after another), each row's start in the
+    result, and the width of the rows when the result is a padded matrix (rows of that width, NaN after each
+    row's values), else 0 (rows one after another)."""
     m, total = lens.shape[0], values.shape[0]
-    starts = np.zeros(m, dtype=np.int64)
-    if m > 1:
-        np.cumsum(lens[:-1], out=starts[1:])
     width = int(lens.max()) if m else 0
     if not total or width < 2:
-        return values.copy(), starts
+        starts = np.zeros(m, dtype=np.int64)
+        np.cumsum(lens[:-1], out=starts[1:])
+        return values.copy(), starts, 0
     if width * m <= 4 * total + 4096:  # similar lengths: sort the rows of a padded matrix (NaN last)
-        matrix = np.full((m, width), np.nan)
-        filled = np.arange(width) < lens[:, None]
-        matrix[filled] = values
+        if width * m == total:  # every row as long: no padding
+            matrix = values.reshape(m, width).copy()
+        else:
+            matrix = np.full((m, width), np.nan)
+            matrix[np.arange(width) < lens[:, None]] = values
         matrix.sort(axis=1)
-        return matrix[filled], starts
+        return matrix.ravel(), np.arange(0, m * width, width, dtype=np.int64), width
+    starts = np.zeros(m, dtype=np.int64)
+    np.cumsum(lens[:-1], out=starts[1:])
     row = np.repeat(np.arange(m, dtype=np.int64), lens)  # very uneven lengths: one sort of (row, value)
-    return values[np.lexsort((values, row))], starts
+    return values[np.lexsort((values, row))], starts, 0
+
 
 def argsort_within_rows(keys: np.ndarray, lens: np.ndarray, stable: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Indices ordering ``keys`` within each row (rows one after another), and each row's start."""
