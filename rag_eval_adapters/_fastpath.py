@@ -90,6 +90,14 @@ def judge_batch(
     n_ret, hj, hr = _rank_runs(judgments, runs, jlen, precise)
     slow_pos, slow_rank, slow_judged, errors = _precise(judgments, runs, query_ids, precise)
 
+    if not precise.any():  # every query scored by the bulk path: nothing to leave out or renumber
+        relevant = grades >= relevance_level
+        positive = grades > 0
+        n_rel = np.bincount(judged_q[relevant], minlength=n).astype(np.int64)
+        judged = assemble(n_ret, n_rel, judged_q[hj], hr, grades[hj], judged_q[positive], grades[positive],
+                          relevance_level)
+        return np.arange(n, dtype=np.int64), judged, errors
+
     # ---- assemble, in query order, the scored queries only
     scored = ~precise
     scored[slow_pos] = True
@@ -260,17 +268,14 @@ def _scored_chunk(runs: list[dict], judged: list[dict]):
     found = np.flatnonzero(~np.isnan(jscore))
     hq, hs = jrow[found], jscore[found]
 
-    ranks, tied_hits, tied_rows = rank_by_counting(values, lens, hq, hs)
+    ranks, tied_hits, tied_rows, whole = rank_by_counting(values, lens, hq, hs)
     tied = np.flatnonzero(tied_hits)
     if not tied_rows.shape[0]:
         return lens, found, ranks, failed
     roff = np.zeros(m + 1, dtype=np.int64)
     np.cumsum(lens, out=roff[1:])
-    # rows where every document has the same score (binary or constant scores): trec_eval orders them by doc id
-    # alone, so one sort of the ids ranks every tied hit, and raises if the ids cannot be ordered
-    whole = np.zeros(m, dtype=bool)
-    filled = np.flatnonzero(lens)
-    whole[filled] = (np.minimum.reduceat(values, roff[filled]) == np.maximum.reduceat(values, roff[filled]))
+    # rows where every document has the same score (binary or constant scores) are ordered by doc id alone:
+    # one sort of the ids ranks every tied hit, and raises if the ids cannot be ordered
     sorted_rows: set[int] = set()
     if tied.shape[0]:  # tied with another document: the tied ids greater than its own come first (trec_eval)
         _break_ties(runs, judged, values, roff, whole.tolist(), failed, found, hq, hs, tied, ranks, sorted_rows)
@@ -334,7 +339,7 @@ def _break_ties(runs, judged, values, roff, whole, failed, found, hq, hs, tied, 
                 sorted_rows.add(i)
                 add.extend(map(sub, repeat(len(ids)), map(bisect_right, repeat(ids), docs[a:b])))
             else:
-                add.extend(ties_after(list(runs[i]), values[roff[i]:roff[i + 1]], docs[a:b], hs[tied[a:b]]))
+                add.extend(ties_after(runs[i], values[roff[i]:roff[i + 1]], docs[a:b], hs[tied[a:b]]))
         except TypeError:
             failed[i] = True
             add.extend(repeat(0, b - a))
