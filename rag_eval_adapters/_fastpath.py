@@ -141,10 +141,15 @@ def _grades(judgments: Sequence[Any], precise: np.ndarray) -> tuple[np.ndarray, 
     jdicts = _pick(judgments, fast_idx, n)
     jlen[fast_idx] = np.fromiter(map(len, jdicts), dtype=np.int64, count=len(jdicts))
     bad = jfast & (jlen == 0)
-    if any(map(contains, jdicts, repeat(None))):
+    has_none, types, values = False, set(), []
+    for a in range(0, len(jdicts), _BLOCK):  # the passes over a block of entries while they are in cache
+        part = jdicts[a:a + _BLOCK]
+        has_none = has_none or any(map(contains, part, repeat(None)))
+        block = list(chain.from_iterable(map(_values, part)))  # read twice: a list is cheaper than 2 chains
+        types.update(map(type, block))
+        values += block
+    if has_none:
         bad[fast_idx[[None in j for j in jdicts]]] = True
-    values = list(chain.from_iterable(map(_values, jdicts)))  # iterated twice: a list is cheaper than 2 chains
-    types = set(map(type, values))
     if not types <= _REAL_TYPES:
         odd = [not set(map(type, j.values())) <= _REAL_TYPES for j in jdicts]
         bad[fast_idx[odd]] = True
