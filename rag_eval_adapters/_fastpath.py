@@ -20,6 +20,7 @@ with C-level iteration over whole chunks of queries and numpy, instead of a Pyth
 from __future__ import annotations
 
 import math
+import struct
 from bisect import bisect_right
 from collections.abc import Hashable, Sequence
 from itertools import chain, repeat
@@ -49,6 +50,7 @@ _REAL_TYPES = frozenset(
      np.uint64, np.uint32, np.uint16, np.uint8}
 )
 _get = attrgetter("get")
+_BOOLS = frozenset({bool, np.bool_})  # 0.0 and 1.0 once converted: refused as scores
 _first = itemgetter(0)
 _values = dict.values
 
@@ -246,11 +248,11 @@ def _scored_chunk(runs: list[dict], judged: list[dict]):
     failed = np.zeros(m, dtype=bool)
     try:
         values, jscore, has_none = _read_scores(runs, judged, lens, jlens)
-    except (TypeError, ValueError, OverflowError, ArithmeticError):
+    except (TypeError, ValueError, OverflowError, ArithmeticError, struct.error):
         for i, r in enumerate(runs):
             try:
+                _check_sum(sum(r.values(), 0.0))
                 np.fromiter(r.values(), dtype=np.float64, count=len(r))
-                sum(r.values(), 0.0)
             except (TypeError, ValueError, OverflowError, ArithmeticError):
                 failed[i] = True
         runs = [{} if f else r for r, f in zip(runs, failed)]
@@ -263,9 +265,9 @@ def _scored_chunk(runs: list[dict], judged: list[dict]):
     # bool scores are 0.0 or 1.0 once converted: look at the types of only those queries
     suspect = row[(values == 0.0) | (values == 1.0)]
     suspect = suspect[np.r_[True, suspect[1:] != suspect[:-1]]] if suspect.shape[0] else suspect
-    if suspect.shape[0] and bool in set(map(type, chain.from_iterable(map(_values, _pick(runs, suspect, m))))):
+    if suspect.shape[0] and not _BOOLS.isdisjoint(map(type, chain.from_iterable(map(_values, _pick(runs, suspect, m))))):
         for i in suspect.tolist():
-            if bool in set(map(type, runs[i].values())):
+            if not _BOOLS.isdisjoint(map(type, runs[i].values())):
                 failed[i] = True
     if has_none:
         failed |= np.fromiter((None in r for r in runs), dtype=bool, count=m)
@@ -293,6 +295,12 @@ def _scored_chunk(runs: list[dict], judged: list[dict]):
     return lens, found, ranks, failed
 
 
+def _check_sum(total: Any) -> None:
+    """Raise ``TypeError`` unless a ``sum()`` of scores is real: a complex score (numpy's too) makes it complex."""
+    if type(total) is not float and not isinstance(total, np.floating):
+        raise TypeError(f"a score is not a real number (their sum is {type(total).__name__})")
+
+
 def _read_scores(runs: list[dict], judged: list[dict], lens: np.ndarray, jlens: np.ndarray):
     """Every score of the chunk's runs (flat), the score of each judged document (NaN when not retrieved, flat
     judged order), and whether any run has a ``None`` id. Raises ``TypeError`` (or another arithmetic error)
@@ -311,8 +319,10 @@ def _read_scores(runs: list[dict], judged: list[dict], lens: np.ndarray, jlens: 
     for a in range(0, m, _BLOCK):
         b = min(a + _BLOCK, m)
         part = runs[a:b]
-        values[ro[a]:ro[b]] = np.fromiter(chain.from_iterable(map(_values, part)), np.float64, ro[b] - ro[a])
-        sum(chain.from_iterable(map(_values, part)), 0.0)  # TypeError for str, Decimal, None, ...
+        scores = list(chain.from_iterable(map(_values, part)))
+        _check_sum(sum(scores, 0.0))  # TypeError for str, Decimal, None, complex ...
+        # struct packs the floats as C doubles, faster than np.fromiter reads them (struct.error: not a number)
+        values[ro[a]:ro[b]] = np.frombuffer(struct.pack(f"{ro[b] - ro[a]}d", *scores), np.float64)
         has_none = has_none or any(map(contains, part, repeat(None)))
         jscore[jo[a]:jo[b]] = np.fromiter(
             chain.from_iterable(map(map, map(_get, part), judged[a:b], repeat(repeat(_NAN)))),

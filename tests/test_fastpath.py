@@ -156,6 +156,8 @@ BAD_RUNS = {
     "bytes score": {"a": b"0.9"},
     "decimal score": {"a": Decimal("0.5")},
     "complex score": {"a": 1j},
+    "numpy complex score": {"a": np.complex128(0.5), "b": 0.25},
+    "numpy bool score": {"a": np.bool_(True), "b": 0.5},
     "nan score": {"a": float("nan"), "b": 1.0},
     "none score": {"a": None},
     "none id in scores": {None: 0.3, "a": 0.2},
