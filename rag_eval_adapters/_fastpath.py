@@ -20,9 +20,11 @@ with C-level iteration over whole chunks of queries and numpy, instead of a Pyth
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping, Sequence
+import struct
+from bisect import bisect_right
+from collections.abc import Hashable, Sequence
 from itertools import chain, repeat
-from operator import attrgetter, contains, is_, itemgetter
+from operator import attrgetter, contains, is_, itemgetter, sub
 from typing import Any
 
 import numpy as np
@@ -37,6 +39,8 @@ __all__ = ["judge_batch", "CHUNK"]
 #: Queries handled together: large enough to amortise Python overhead, small enough that the padded
 #: score matrix and the per-query position dicts of a chunk stay in cache-sized memory.
 CHUNK = 2048
+#: Runs read together in the C-level passes of a chunk, small enough for their dicts to stay in cache
+_BLOCK = 128
 
 _NAN = math.nan
 _MAX_FLOAT = 1.7976931348623157e308
@@ -46,6 +50,7 @@ _REAL_TYPES = frozenset(
      np.uint64, np.uint32, np.uint16, np.uint8}
 )
 _get = attrgetter("get")
+_BOOLS = frozenset({bool, np.bool_})  # 0.0 and 1.0 once converted: refused as scores
 _first = itemgetter(0)
 _values = dict.values
 
@@ -86,6 +91,14 @@ def judge_batch(
         precise[np.unique(judged_q[nonfinite])] = True
     n_ret, hj, hr = _rank_runs(judgments, runs, jlen, precise)
     slow_pos, slow_rank, slow_judged, errors = _precise(judgments, runs, query_ids, precise)
+
+    if not precise.any():  # every query scored by the bulk path: nothing to leave out or renumber
+        relevant = grades >= relevance_level
+        positive = grades > 0
+        n_rel = np.bincount(judged_q[relevant], minlength=n).astype(np.int64)
+        judged = assemble(n_ret, n_rel, judged_q[hj], hr, grades[hj], judged_q[positive], grades[positive],
+                          relevance_level)
+        return np.arange(n, dtype=np.int64), judged, errors
 
     # ---- assemble, in query order, the scored queries only
     scored = ~precise
@@ -130,10 +143,15 @@ def _grades(judgments: Sequence[Any], precise: np.ndarray) -> tuple[np.ndarray, 
     jdicts = _pick(judgments, fast_idx, n)
     jlen[fast_idx] = np.fromiter(map(len, jdicts), dtype=np.int64, count=len(jdicts))
     bad = jfast & (jlen == 0)
-    if any(map(contains, jdicts, repeat(None))):
+    has_none, types, values = False, set(), []
+    for a in range(0, len(jdicts), _BLOCK):  # the passes over a block of entries while they are in cache
+        part = jdicts[a:a + _BLOCK]
+        has_none = has_none or any(map(contains, part, repeat(None)))
+        block = list(chain.from_iterable(map(_values, part)))  # read twice: a list is cheaper than 2 chains
+        types.update(map(type, block))
+        values += block
+    if has_none:
         bad[fast_idx[[None in j for j in jdicts]]] = True
-    values = list(chain.from_iterable(map(_values, jdicts)))  # iterated twice: a list is cheaper than 2 chains
-    types = set(map(type, values))
     if not types <= _REAL_TYPES:
         odd = [not set(map(type, j.values())) <= _REAL_TYPES for j in jdicts]
         bad[fast_idx[odd]] = True
@@ -221,84 +239,126 @@ def _pick(items: Sequence[Any], idx: np.ndarray, n: int) -> list[Any]:
     return [items[i] for i in idx.tolist()]
 
 
-
-
-
-
-
-
 # --------------------------------------------------------------------------- {doc: score} runs
 def _scored_chunk(runs: list[dict], judged: list[dict]):
     """Distinct-retrieved counts, hits (flat judged index, rank) and failed-validation mask of a chunk."""
     m = len(runs)
     lens = np.fromiter(map(len, runs), dtype=np.int64, count=m)
+    jlens = np.fromiter(map(len, judged), dtype=np.int64, count=m)
     failed = np.zeros(m, dtype=bool)
-    total = int(lens.sum())
     try:
-        values = np.fromiter(chain.from_iterable(map(_values, runs)), dtype=np.float64, count=total)
-        sum(chain.from_iterable(map(_values, runs)), 0.0)  # TypeError for str, Decimal, None, ...
-    except (TypeError, ValueError, OverflowError, ArithmeticError):
+        values, jscore, has_none = _read_scores(runs, judged, lens, jlens)
+    except (TypeError, ValueError, OverflowError, ArithmeticError, struct.error):
         for i, r in enumerate(runs):
             try:
+                _check_sum(sum(r.values(), 0.0))
                 np.fromiter(r.values(), dtype=np.float64, count=len(r))
-                sum(r.values(), 0.0)
             except (TypeError, ValueError, OverflowError, ArithmeticError):
                 failed[i] = True
         runs = [{} if f else r for r, f in zip(runs, failed)]
         lens[failed] = 0
-        total = int(lens.sum())
-        values = np.fromiter(chain.from_iterable(map(_values, runs)), dtype=np.float64, count=total)
+        values, jscore, has_none = _read_scores(runs, judged, lens, jlens)
     row = np.repeat(np.arange(m, dtype=np.int64), lens)
     nan = np.isnan(values)
     if nan.any():
         failed[row[nan]] = True
     # bool scores are 0.0 or 1.0 once converted: look at the types of only those queries
-    suspect = np.unique(row[(values == 0.0) | (values == 1.0)])
-    for i in suspect.tolist():
-        if bool in set(map(type, runs[i].values())):
-            failed[i] = True
-    if any(map(contains, runs, repeat(None))):
+    suspect = row[(values == 0.0) | (values == 1.0)]
+    suspect = suspect[np.r_[True, suspect[1:] != suspect[:-1]]] if suspect.shape[0] else suspect
+    if suspect.shape[0] and not _BOOLS.isdisjoint(map(type, chain.from_iterable(map(_values, _pick(runs, suspect, m))))):
+        for i in suspect.tolist():
+            if not _BOOLS.isdisjoint(map(type, runs[i].values())):
+                failed[i] = True
+    if has_none:
         failed |= np.fromiter((None in r for r in runs), dtype=bool, count=m)
-
-    # scores of judged documents (NaN when not retrieved), in flat judged order
-    jlens = np.fromiter(map(len, judged), dtype=np.int64, count=m)
-    jscore = np.fromiter(
-        chain.from_iterable(map(map, map(_get, runs), judged, repeat(repeat(_NAN)))),
-        dtype=np.float64, count=int(jlens.sum()),
-    )
     jrow = np.repeat(np.arange(m, dtype=np.int64), jlens)
     found = np.flatnonzero(~np.isnan(jscore))
     hq, hs = jrow[found], jscore[found]
 
-    ranks, tied_hits, tied_rows = rank_by_counting(values, lens, hq, hs)
-    # a tie anywhere in a query whose doc ids are of mixed types may make trec_eval's ordering impossible:
-    # leave those queries to the precise path (it raises or ranks exactly as before)
-    for i in tied_rows.tolist():
-        if not failed[i] and len(set(map(type, runs[i]))) > 1:
-            failed[i] = True
+    ranks, tied_hits, tied_rows, whole = rank_by_counting(values, lens, hq, hs)
     tied = np.flatnonzero(tied_hits)
+    if not tied_rows.shape[0]:
+        return lens, found, ranks, failed
+    roff = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(lens, out=roff[1:])
+    # rows where every document has the same score (binary or constant scores) are ordered by doc id alone:
+    # one sort of the ids ranks every tied hit, and raises if the ids cannot be ordered
+    sorted_rows: set[int] = set()
     if tied.shape[0]:  # tied with another document: the tied ids greater than its own come first (trec_eval)
-        joff = np.concatenate([[0], np.cumsum(jlens)])
-        roff = np.concatenate([[0], np.cumsum(lens)])
-        rows = hq[tied]
-        for part in np.split(tied, np.flatnonzero(rows[1:] != rows[:-1]) + 1):
-            i = int(hq[part[0]])
-            if failed[i]:
-                continue
-            keys = list(judged[i])
-            docs = [keys[j] for j in (found[part] - joff[i]).tolist()]
-            try:
-                ranks[part] += ties_after(list(runs[i]), values[roff[i]:roff[i + 1]], docs, hs[part])
-            except TypeError:
-                failed[i] = True
+        _break_ties(runs, judged, values, roff, whole.tolist(), failed, found, hq, hs, tied, ranks, sorted_rows)
+    # a tie anywhere in a query whose doc ids are of mixed types may make trec_eval's ordering impossible:
+    # leave those queries to the precise path (it raises or ranks exactly as before). A row sorted above
+    # has already shown that its ids can be ordered.
+    for i in tied_rows.tolist():
+        if not failed[i] and i not in sorted_rows and len(set(map(type, runs[i]))) > 1:
+            failed[i] = True
     return lens, found, ranks, failed
 
 
+def _check_sum(total: Any) -> None:
+    """Raise ``TypeError`` unless a ``sum()`` of scores is real: a complex score (numpy's too) makes it complex."""
+    if type(total) is not float and not isinstance(total, np.floating):
+        raise TypeError(f"a score is not a real number (their sum is {type(total).__name__})")
 
 
+def _read_scores(runs: list[dict], judged: list[dict], lens: np.ndarray, jlens: np.ndarray):
+    """Every score of the chunk's runs (flat), the score of each judged document (NaN when not retrieved, flat
+    judged order), and whether any run has a ``None`` id. Raises ``TypeError`` (or another arithmetic error)
+    when a score is not a number.
+
+    The passes over a run (its scores, their types, the ``None`` id, the judged documents) are made block by
+    block, so that a block's dicts are still in cache for the later passes.
+    """
+    m = len(runs)
+    roff, joff = np.zeros(m + 1, dtype=np.int64), np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(lens, out=roff[1:])
+    np.cumsum(jlens, out=joff[1:])
+    ro, jo = roff.tolist(), joff.tolist()
+    values, jscore = np.empty(ro[-1]), np.empty(jo[-1])
+    has_none = False
+    for a in range(0, m, _BLOCK):
+        b = min(a + _BLOCK, m)
+        part = runs[a:b]
+        scores = list(chain.from_iterable(map(_values, part)))
+        _check_sum(sum(scores, 0.0))  # TypeError for str, Decimal, None, complex ...
+        # struct packs the floats as C doubles, faster than np.fromiter reads them (struct.error: not a number)
+        values[ro[a]:ro[b]] = np.frombuffer(struct.pack(f"{ro[b] - ro[a]}d", *scores), np.float64)
+        has_none = has_none or any(map(contains, part, repeat(None)))
+        jscore[jo[a]:jo[b]] = np.fromiter(
+            chain.from_iterable(map(map, map(_get, part), judged[a:b], repeat(repeat(_NAN)))),
+            np.float64, jo[b] - jo[a],
+        )
+    return values, jscore, has_none
 
 
+def _break_ties(runs, judged, values, roff, whole, failed, found, hq, hs, tied, ranks, sorted_rows) -> None:
+    """Add to ``ranks[tied]`` the tied documents whose id sorts after each tied hit's (trec_eval's tie order).
 
+    A row whose scores are all equal is sorted by id once (its index joins ``sorted_rows``); other rows count
+    the ids sharing each hit's score. Rows whose ids cannot be compared are marked in ``failed``.
+    """
+    rows = hq[tied]
+    ends = np.flatnonzero(rows[1:] != rows[:-1]) + 1
+    starts, stops = [0, *ends.tolist()], [*ends.tolist(), tied.shape[0]]
+    judged_ids = list(chain.from_iterable(judged))  # flat judged order, as ``found`` indexes it
+    docs = list(map(judged_ids.__getitem__, found[tied].tolist()))
+    rows_l, failed_l = rows.tolist(), failed.tolist()
+    add: list[int] = []
+    for a, b in zip(starts, stops):
+        i = rows_l[a]
+        try:
+            if failed_l[i]:
+                raise TypeError
+            if whole[i]:
+                ids = sorted(runs[i])
+                sorted_rows.add(i)
+                add.extend(map(sub, repeat(len(ids)), map(bisect_right, repeat(ids), docs[a:b])))
+            else:
+                add.extend(ties_after(runs[i], values[roff[i]:roff[i + 1]], docs[a:b], hs[tied[a:b]]))
+        except TypeError:
+            failed[i] = True
+            add.extend(repeat(0, b - a))
+    ranks[tied] += np.array(add, dtype=np.int64)
 
 
 # --------------------------------------------------------------------------- ranked lists

@@ -12,6 +12,8 @@ share a selected document's score).
 from __future__ import annotations
 
 from bisect import bisect_right
+from itertools import compress, repeat
+from operator import gt
 from collections.abc import Hashable, Iterable, Sequence
 
 import numpy as np
@@ -44,19 +46,25 @@ def trec_order(scored: Iterable[tuple[float, Hashable]]) -> list[Hashable]:
 
 
 def ties_after(
-    ids: Sequence[Hashable], scores: np.ndarray, hit_ids: Sequence[Hashable], hit_scores: np.ndarray
+    ids: Iterable[Hashable], scores: np.ndarray, hit_ids: Sequence[Hashable], hit_scores: np.ndarray
 ) -> list[int]:
     """For each document ``(hit_ids[h], hit_scores[h])`` of one query: how many of the query's documents
-    (``ids``, scored ``scores``) share its score and have a greater id, i.e. come before it in trec_eval's order.
+    (``ids``, scored ``scores``, in the same order) share its score and have a greater id, i.e. come before it
+    in trec_eval's order.
 
     Cost: one pass over the scores and one sort of the ids that share a hit's score, never a scan of the query
-    per hit (except for small queries, where a scan of at most ``_SCAN`` pairs is cheaper than the sort's
-    set-up). Raises ``TypeError`` when tied ids cannot be compared.
+    per hit (except for small queries, where picking the ids that share each hit's score is cheaper than the
+    sort's set-up). Raises ``TypeError`` when tied ids cannot be compared.
     """
-    if len(hit_ids) * len(ids) <= _SCAN:
-        values = np.asarray(scores, dtype=np.float64).tolist()
-        return [sum(1 for d, v in zip(ids, values) if v == s and d > doc)
-                for doc, s in zip(hit_ids, np.asarray(hit_scores, dtype=np.float64).tolist())]
+    n = scores.shape[0]
+    hit_values = np.asarray(hit_scores, dtype=np.float64).tolist()
+    if len(hit_ids) * n <= _SCAN:
+        out = []
+        for doc, s in zip(hit_ids, hit_values):
+            same = compress(ids, (scores == s).tolist())
+            out.append(sum(map(gt, same, repeat(doc))))
+        return out
+    ids = list(ids)
     picked = np.flatnonzero(np.isin(scores, hit_scores))
     picked = picked[np.argsort(scores[picked], kind="stable")]
     values = scores[picked]
@@ -65,7 +73,7 @@ def ties_after(
         if part.shape[0]:
             groups[float(scores[part[0]])] = sorted([ids[i] for i in part.tolist()])
     out = []
-    for doc, s in zip(hit_ids, np.asarray(hit_scores, dtype=np.float64).tolist()):
+    for doc, s in zip(hit_ids, hit_values):
         same = groups[s]
         out.append(len(same) - bisect_right(same, doc))
     return out
@@ -73,45 +81,60 @@ def ties_after(
 
 def rank_by_counting(
     values: np.ndarray, lens: np.ndarray, hit_row: np.ndarray, hit_score: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Ranks of some documents among the scores of their rows, before breaking ties.
 
     ``values`` holds every row's scores one row after another (``lens`` per row, no NaN); hit ``h`` is a
-    document of row ``hit_row[h]`` scored ``hit_score[h]``. Returns ``(rank, tied, tied_rows)``:
+    document of row ``hit_row[h]`` scored ``hit_score[h]``. Returns ``(rank, tied, tied_rows, constant)``:
     ``rank[h] = 1 + #(scores of its row > hit_score[h])``; ``tied[h]`` whether another score of its row
     equals it (the caller adds the tied documents whose id sorts after it); ``tied_rows`` the rows holding
-    any tie at all. Cost: one sort of every row, then a vectorised binary search per hit.
+    any tie at all; ``constant[r]`` whether row ``r`` has at least two scores, all equal. Cost: one sort of
+    every row, then a vectorised binary search per hit.
     """
-    ordered, starts = sort_within_rows(values, lens)
+    ordered, starts, row_width = sort_within_rows(values, lens)
     start, length = starts[hit_row], lens[hit_row]
-    below = count_below(ordered, start, length, hit_score, strict=True)  # scores < s
     upto = count_below(ordered, start, length, hit_score, strict=False)  # scores <= s
-    same = ordered[1:] == ordered[:-1]
-    if same.any():
+    # the hit's own score sits at upto - 1: it is tied when the score before it is equal too
+    tied = (upto >= 2) & (ordered[np.maximum(start + upto - 2, 0)] == hit_score)
+    if row_width:  # one padded row per query (NaN pads never equal anything)
+        matrix = ordered.reshape(-1, row_width)
+        tied_rows = np.flatnonzero((matrix[:, 1:] == matrix[:, :-1]).any(axis=1))
+    elif (same := ordered[1:] == ordered[:-1]).any():
         row_of = np.repeat(np.arange(lens.shape[0], dtype=np.int64), lens)
         pairs = np.flatnonzero(same)
-        tied_rows = np.unique(row_of[pairs][row_of[pairs] == row_of[pairs + 1]])
+        rows = row_of[pairs][row_of[pairs] == row_of[pairs + 1]]  # ascending: keep the first of each run
+        tied_rows = rows[np.r_[True, rows[1:] != rows[:-1]]] if rows.shape[0] else rows
     else:
         tied_rows = np.zeros(0, dtype=np.int64)
-    return length - upto + 1, upto - below > 1, tied_rows
+    constant = np.zeros(lens.shape[0], dtype=bool)
+    long = np.flatnonzero(lens > 1)
+    constant[long] = ordered[starts[long]] == ordered[starts[long] + lens[long] - 1]
+    return length - upto + 1, tied, tied_rows, constant
 
-def sort_within_rows(values: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``values`` sorted ascending within each row (rows laid one after another), and each row's start."""
+
+def sort_within_rows(values: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """``values`` sorted ascending within each row (rows laid one after another), each row's start in the
+    result, and the width of the rows when the result is a padded matrix (rows of that width, NaN after each
+    row's values), else 0 (rows one after another)."""
     m, total = lens.shape[0], values.shape[0]
-    starts = np.zeros(m, dtype=np.int64)
-    if m > 1:
-        np.cumsum(lens[:-1], out=starts[1:])
     width = int(lens.max()) if m else 0
     if not total or width < 2:
-        return values.copy(), starts
+        starts = np.zeros(m, dtype=np.int64)
+        np.cumsum(lens[:-1], out=starts[1:])
+        return values.copy(), starts, 0
     if width * m <= 4 * total + 4096:  # similar lengths: sort the rows of a padded matrix (NaN last)
-        matrix = np.full((m, width), np.nan)
-        filled = np.arange(width) < lens[:, None]
-        matrix[filled] = values
+        if width * m == total:  # every row as long: no padding
+            matrix = values.reshape(m, width).copy()
+        else:
+            matrix = np.full((m, width), np.nan)
+            matrix[np.arange(width) < lens[:, None]] = values
         matrix.sort(axis=1)
-        return matrix[filled], starts
+        return matrix.ravel(), np.arange(0, m * width, width, dtype=np.int64), width
+    starts = np.zeros(m, dtype=np.int64)
+    np.cumsum(lens[:-1], out=starts[1:])
     row = np.repeat(np.arange(m, dtype=np.int64), lens)  # very uneven lengths: one sort of (row, value)
-    return values[np.lexsort((values, row))], starts
+    return values[np.lexsort((values, row))], starts, 0
+
 
 def argsort_within_rows(keys: np.ndarray, lens: np.ndarray, stable: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Indices ordering ``keys`` within each row (rows one after another), and each row's start."""

@@ -209,7 +209,7 @@ class _Rows:
         finite = ~np.isnan(hs)
         ranks = np.zeros(hq.shape[0], dtype=np.int64)
         clean = np.where(np.isnan(self.order), -np.inf, self.order)  # NaN rows are errors already
-        ranks[finite], tied, _ = rank_by_counting(clean, self.lens, hq[finite], hs[finite])
+        ranks[finite], tied, _, _ = rank_by_counting(clean, self.lens, hq[finite], hs[finite])
         where = np.flatnonzero(finite)[tied]
         if where.shape[0]:
             rows = hq[where]

@@ -92,7 +92,7 @@ def evaluate(
     absent = list(compress(query_ids, map(is_, runs, repeat(ABSENT))))
     apply_missing(absent, len(query_ids), missing)
     counts = {"queries": len(qrels), "scored": 0, "missing_from_run": len(absent),
-              "not_in_qrels": _count_not_in(run, qrels), "errors": 0}
+              "not_in_qrels": len(run) - (len(query_ids) - len(absent)), "errors": 0}
     expected = list(qrels.values()) if type(qrels) is dict else [qrels[q] for q in query_ids]
     if missing == "skip" and absent:
         keep = [r is not ABSENT for r in runs]
@@ -164,9 +164,3 @@ def _entries(run: Mapping[Hashable, Any], query_ids: list[Hashable]) -> list[Any
     if type(run) is dict:
         return list(map(run.get, query_ids, repeat(ABSENT)))
     return [run[q] if q in run else ABSENT for q in query_ids]
-
-
-def _count_not_in(run: Mapping[Hashable, Any], qrels: Mapping[Hashable, Any]) -> int:
-    if type(run) is dict and type(qrels) is dict:
-        return len(run.keys() - qrels.keys())
-    return sum(1 for q in run if q not in qrels)

@@ -106,6 +106,41 @@ def test_ties_are_broken_by_doc_id_descending():
     assert_same(qrels, {"q": {"a": float("inf"), "b": float("-inf"), "c": float("inf")}})
 
 
+@pytest.mark.parametrize("chunk", [3, 2048])
+def test_queries_whose_scores_are_all_equal_rank_by_doc_id(monkeypatch, chunk):
+    """Binary or constant scores: every query tied throughout, or tied at one score and not at others."""
+    import rag_eval_adapters._fastpath as fastpath
+
+    monkeypatch.setattr(fastpath, "CHUNK", chunk)
+    rng = np.random.default_rng(11)
+    qrels, run = {}, {}
+    for q in range(200):
+        pool = [f"d{i}" for i in rng.choice(500, size=80, replace=False)]
+        depth = int(rng.integers(0, 70))
+        constant = [1.0, 0.0, -0.0, 0.5, float("inf"), 3][q % 6]
+        if q % 4 == 3:  # tied at one score only
+            run[f"q{q}"] = {d: (constant if i % 2 else float(i)) for i, d in enumerate(pool[:depth])}
+        else:
+            run[f"q{q}"] = dict.fromkeys(pool[:depth], constant)
+        judged = rng.choice(pool, size=int(rng.integers(1, 15)), replace=False)
+        qrels[f"q{q}"] = {str(d): int(rng.integers(-1, 4)) for d in judged}
+    report = assert_same(qrels, run)
+    assert not report.errors
+
+
+def test_a_query_tied_throughout_with_ids_of_mixed_types_gets_the_per_query_error():
+    qrels = {"hit": {"a": 1}, "no hit": {"x": 1}, "bool": {"a": 1}, "good": {"b": 1, "c": 1}}
+    run = {
+        "hit": {1: 0.5, "a": 0.5, "b": 0.5},  # the judged document is tied with an int id
+        "no hit": {1: 0.5, "a": 0.5},  # no judged document retrieved, still an impossible order
+        "bool": dict.fromkeys("abcdef", 1.0) | {"g": True},
+        "good": dict.fromkeys("abcdef", 1.0),
+    }
+    report = assert_same(qrels, run)
+    assert sorted(report.errors) == ["bool", "hit", "no hit"]
+    assert report.per_query["good"]["mrr"] == 1 / 4  # f, e, d, c: c is the first judged id
+
+
 def test_repeated_ids_count_once_at_their_first_rank():
     qrels = {"q1": {"b": 1, "c": 2}, "q2": {"x": 1}}
     run = {"q1": ["a", "a", "b", "a", "c", "b"], "q2": ("y", "x", "x")}
@@ -121,6 +156,8 @@ BAD_RUNS = {
     "bytes score": {"a": b"0.9"},
     "decimal score": {"a": Decimal("0.5")},
     "complex score": {"a": 1j},
+    "numpy complex score": {"a": np.complex128(0.5), "b": 0.25},
+    "numpy bool score": {"a": np.bool_(True), "b": 0.5},
     "nan score": {"a": float("nan"), "b": 1.0},
     "none score": {"a": None},
     "none id in scores": {None: 0.3, "a": 0.2},
