@@ -196,7 +196,7 @@ def _rank_runs(judgments: Sequence[Any], runs: Sequence[Any], jlen: np.ndarray, 
         members = np.flatnonzero((kinds == kind) & ~precise)
         for start in range(0, members.shape[0], CHUNK):
             idx = members[start:start + CHUNK]
-            counts, hits_local, ranks, failed = handler(_pick(runs, idx, n), _pick(judgments, idx, n))
+            counts, hits_local, ranks, failed = handler(_pick(runs, idx, n), _pick(judgments, idx, n), jlen[idx])
             n_ret[idx] = counts
             if failed.any():
                 precise[idx[failed]] = True
@@ -240,11 +240,10 @@ def _pick(items: Sequence[Any], idx: np.ndarray, n: int) -> list[Any]:
 
 
 # --------------------------------------------------------------------------- {doc: score} runs
-def _scored_chunk(runs: list[dict], judged: list[dict]):
+def _scored_chunk(runs: list[dict], judged: list[dict], jlens: np.ndarray):
     """Distinct-retrieved counts, hits (flat judged index, rank) and failed-validation mask of a chunk."""
     m = len(runs)
     lens = np.fromiter(map(len, runs), dtype=np.int64, count=m)
-    jlens = np.fromiter(map(len, judged), dtype=np.int64, count=m)
     failed = np.zeros(m, dtype=bool)
     try:
         values, jscore, has_none = _read_scores(runs, judged, lens, jlens)
@@ -285,7 +284,8 @@ def _scored_chunk(runs: list[dict], judged: list[dict]):
     # one sort of the ids ranks every tied hit, and raises if the ids cannot be ordered
     sorted_rows: set[int] = set()
     if tied.shape[0]:  # tied with another document: the tied ids greater than its own come first (trec_eval)
-        _break_ties(runs, judged, values, roff, whole.tolist(), failed, found, hq, hs, tied, ranks, sorted_rows)
+        _break_ties(runs, judged, jlens, values, roff, whole.tolist(), failed, found, hq, hs, tied, ranks,
+                    sorted_rows)
     # a tie anywhere in a query whose doc ids are of mixed types may make trec_eval's ordering impossible:
     # leave those queries to the precise path (it raises or ranks exactly as before). A row sorted above
     # has already shown that its ids can be ordered.
@@ -331,7 +331,7 @@ def _read_scores(runs: list[dict], judged: list[dict], lens: np.ndarray, jlens: 
     return values, jscore, has_none
 
 
-def _break_ties(runs, judged, values, roff, whole, failed, found, hq, hs, tied, ranks, sorted_rows) -> None:
+def _break_ties(runs, judged, jlens, values, roff, whole, failed, found, hq, hs, tied, ranks, sorted_rows) -> None:
     """Add to ``ranks[tied]`` the tied documents whose id sorts after each tied hit's (trec_eval's tie order).
 
     A row whose scores are all equal is sorted by id once (its index joins ``sorted_rows``); other rows count
@@ -340,8 +340,14 @@ def _break_ties(runs, judged, values, roff, whole, failed, found, hq, hs, tied, 
     rows = hq[tied]
     ends = np.flatnonzero(rows[1:] != rows[:-1]) + 1
     starts, stops = [0, *ends.tolist()], [*ends.tolist(), tied.shape[0]]
-    judged_ids = list(chain.from_iterable(judged))  # flat judged order, as ``found`` indexes it
-    docs = list(map(judged_ids.__getitem__, found[tied].tolist()))
+    # the judged ids of the rows concerned, one after another, and where each tied hit's id is among them
+    uniq = rows[np.r_[0, ends]]
+    ulens = jlens[uniq]
+    uoff = np.cumsum(ulens) - ulens
+    joff = np.cumsum(jlens) - jlens
+    at = np.repeat(uoff - joff[uniq], np.diff(np.r_[0, ends, tied.shape[0]])) + found[tied]
+    judged_ids = list(chain.from_iterable(_pick(judged, uniq, len(judged))))
+    docs = list(map(judged_ids.__getitem__, at.tolist()))
     rows_l, failed_l = rows.tolist(), failed.tolist()
     add: list[int] = []
     for a, b in zip(starts, stops):
@@ -362,7 +368,7 @@ def _break_ties(runs, judged, values, roff, whole, failed, found, hq, hs, tied, 
 
 
 # --------------------------------------------------------------------------- ranked lists
-def _listed_chunk(runs: list[list], judged: list[dict]):
+def _listed_chunk(runs: list[list], judged: list[dict], jlens: np.ndarray):
     """Like :func:`_scored_chunk` for runs that are lists (or tuples) of ids already in rank order."""
     m = len(runs)
     lens = np.fromiter(map(len, runs), dtype=np.int64, count=m)
@@ -393,7 +399,6 @@ def _listed_chunk(runs: list[list], judged: list[dict]):
     failed |= np.array(nones, dtype=bool)
     repeated = np.flatnonzero((n_distinct < lens) & ~failed)
     if repeated.shape[0]:  # a repeated id counts once, at its first rank: number the de-duplicated list
-        jlens = np.fromiter(map(len, judged), dtype=np.int64, count=m)
         joff = np.concatenate([[0], np.cumsum(jlens)])
         for i in repeated.tolist():
             position = dict(zip(dict.fromkeys(runs[i]), numbers))
