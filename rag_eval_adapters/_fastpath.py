@@ -196,7 +196,7 @@ def _rank_runs(judgments: Sequence[Any], runs: Sequence[Any], jlen: np.ndarray, 
         members = np.flatnonzero((kinds == kind) & ~precise)
         for start in range(0, members.shape[0], CHUNK):
             idx = members[start:start + CHUNK]
-            counts, hits_local, ranks, failed = handler(_pick(runs, idx, n), _pick(judgments, idx, n))
+            counts, hits_local, ranks, failed = handler(_pick(runs, idx, n), _pick(judgments, idx, n), jlen[idx])
             n_ret[idx] = counts
             if failed.any():
                 precise[idx[failed]] = True
@@ -240,14 +240,13 @@ def _pick(items: Sequence[Any], idx: np.ndarray, n: int) -> list[Any]:
 
 
 # --------------------------------------------------------------------------- {doc: score} runs
-def _scored_chunk(runs: list[dict], judged: list[dict]):
+def _scored_chunk(runs: list[dict], judged: list[dict], jlens: np.ndarray):
     """Distinct-retrieved counts, hits (flat judged index, rank) and failed-validation mask of a chunk."""
     m = len(runs)
     lens = np.fromiter(map(len, runs), dtype=np.int64, count=m)
-    jlens = np.fromiter(map(len, judged), dtype=np.int64, count=m)
     failed = np.zeros(m, dtype=bool)
     try:
-        values, jscore, has_none = _read_scores(runs, judged, lens, jlens)
+        values, jscore, has_none, bool_blocks = _read_scores(runs, judged, lens, jlens)
     except (TypeError, ValueError, OverflowError, ArithmeticError, struct.error):
         for i, r in enumerate(runs):
             try:
@@ -257,16 +256,12 @@ def _scored_chunk(runs: list[dict], judged: list[dict]):
                 failed[i] = True
         runs = [{} if f else r for r, f in zip(runs, failed)]
         lens[failed] = 0
-        values, jscore, has_none = _read_scores(runs, judged, lens, jlens)
-    row = np.repeat(np.arange(m, dtype=np.int64), lens)
+        values, jscore, has_none, bool_blocks = _read_scores(runs, judged, lens, jlens)
     nan = np.isnan(values)
     if nan.any():
-        failed[row[nan]] = True
-    # bool scores are 0.0 or 1.0 once converted: look at the types of only those queries
-    suspect = row[(values == 0.0) | (values == 1.0)]
-    suspect = suspect[np.r_[True, suspect[1:] != suspect[:-1]]] if suspect.shape[0] else suspect
-    if suspect.shape[0] and not _BOOLS.isdisjoint(map(type, chain.from_iterable(map(_values, _pick(runs, suspect, m))))):
-        for i in suspect.tolist():
+        failed[np.repeat(np.arange(m, dtype=np.int64), lens)[nan]] = True
+    for a, b in bool_blocks:  # a bool score somewhere in these runs: find its query
+        for i in range(a, b):
             if not _BOOLS.isdisjoint(map(type, runs[i].values())):
                 failed[i] = True
     if has_none:
@@ -285,7 +280,8 @@ def _scored_chunk(runs: list[dict], judged: list[dict]):
     # one sort of the ids ranks every tied hit, and raises if the ids cannot be ordered
     sorted_rows: set[int] = set()
     if tied.shape[0]:  # tied with another document: the tied ids greater than its own come first (trec_eval)
-        _break_ties(runs, judged, values, roff, whole.tolist(), failed, found, hq, hs, tied, ranks, sorted_rows)
+        _break_ties(runs, judged, jlens, values, roff, whole.tolist(), failed, found, hq, hs, tied, ranks,
+                    sorted_rows)
     # a tie anywhere in a query whose doc ids are of mixed types may make trec_eval's ordering impossible:
     # leave those queries to the precise path (it raises or ranks exactly as before). A row sorted above
     # has already shown that its ids can be ordered.
@@ -303,8 +299,8 @@ def _check_sum(total: Any) -> None:
 
 def _read_scores(runs: list[dict], judged: list[dict], lens: np.ndarray, jlens: np.ndarray):
     """Every score of the chunk's runs (flat), the score of each judged document (NaN when not retrieved, flat
-    judged order), and whether any run has a ``None`` id. Raises ``TypeError`` (or another arithmetic error)
-    when a score is not a number.
+    judged order), whether any run has a ``None`` id, and the ``(start, stop)`` ranges of runs holding a
+    ``bool`` score. Raises ``TypeError`` (or another arithmetic error) when a score is not a number.
 
     The passes over a run (its scores, their types, the ``None`` id, the judged documents) are made block by
     block, so that a block's dicts are still in cache for the later passes.
@@ -315,23 +311,30 @@ def _read_scores(runs: list[dict], judged: list[dict], lens: np.ndarray, jlens: 
     np.cumsum(jlens, out=joff[1:])
     ro, jo = roff.tolist(), joff.tolist()
     values, jscore = np.empty(ro[-1]), np.empty(jo[-1])
-    has_none = False
+    has_none, bool_blocks = False, []
     for a in range(0, m, _BLOCK):
         b = min(a + _BLOCK, m)
         part = runs[a:b]
         scores = list(chain.from_iterable(map(_values, part)))
         _check_sum(sum(scores, 0.0))  # TypeError for str, Decimal, None, complex ...
         # struct packs the floats as C doubles, faster than np.fromiter reads them (struct.error: not a number)
-        values[ro[a]:ro[b]] = np.frombuffer(struct.pack(f"{ro[b] - ro[a]}d", *scores), np.float64)
+        block = values[ro[a]:ro[b]]
+        block[:] = np.frombuffer(struct.pack(f"{ro[b] - ro[a]}d", *scores), np.float64)
+        # a bool is read as 0.0 or 1.0: look at the types of those scores (of all, when most are 0 or 1)
+        odd = np.flatnonzero((block == 0.0) | (block == 1.0))
+        if odd.shape[0]:
+            objects = scores if 4 * odd.shape[0] > block.shape[0] else map(scores.__getitem__, odd.tolist())
+            if not _BOOLS.isdisjoint(map(type, objects)):
+                bool_blocks.append((a, b))
         has_none = has_none or any(map(contains, part, repeat(None)))
         jscore[jo[a]:jo[b]] = np.fromiter(
             chain.from_iterable(map(map, map(_get, part), judged[a:b], repeat(repeat(_NAN)))),
             np.float64, jo[b] - jo[a],
         )
-    return values, jscore, has_none
+    return values, jscore, has_none, bool_blocks
 
 
-def _break_ties(runs, judged, values, roff, whole, failed, found, hq, hs, tied, ranks, sorted_rows) -> None:
+def _break_ties(runs, judged, jlens, values, roff, whole, failed, found, hq, hs, tied, ranks, sorted_rows) -> None:
     """Add to ``ranks[tied]`` the tied documents whose id sorts after each tied hit's (trec_eval's tie order).
 
     A row whose scores are all equal is sorted by id once (its index joins ``sorted_rows``); other rows count
@@ -340,8 +343,14 @@ def _break_ties(runs, judged, values, roff, whole, failed, found, hq, hs, tied, 
     rows = hq[tied]
     ends = np.flatnonzero(rows[1:] != rows[:-1]) + 1
     starts, stops = [0, *ends.tolist()], [*ends.tolist(), tied.shape[0]]
-    judged_ids = list(chain.from_iterable(judged))  # flat judged order, as ``found`` indexes it
-    docs = list(map(judged_ids.__getitem__, found[tied].tolist()))
+    # the judged ids of the rows concerned, one after another, and where each tied hit's id is among them
+    uniq = rows[np.r_[0, ends]]
+    ulens = jlens[uniq]
+    uoff = np.cumsum(ulens) - ulens
+    joff = np.cumsum(jlens) - jlens
+    at = np.repeat(uoff - joff[uniq], np.diff(np.r_[0, ends, tied.shape[0]])) + found[tied]
+    judged_ids = list(chain.from_iterable(_pick(judged, uniq, len(judged))))
+    docs = list(map(judged_ids.__getitem__, at.tolist()))
     rows_l, failed_l = rows.tolist(), failed.tolist()
     add: list[int] = []
     for a, b in zip(starts, stops):
@@ -362,7 +371,7 @@ def _break_ties(runs, judged, values, roff, whole, failed, found, hq, hs, tied, 
 
 
 # --------------------------------------------------------------------------- ranked lists
-def _listed_chunk(runs: list[list], judged: list[dict]):
+def _listed_chunk(runs: list[list], judged: list[dict], jlens: np.ndarray):
     """Like :func:`_scored_chunk` for runs that are lists (or tuples) of ids already in rank order."""
     m = len(runs)
     lens = np.fromiter(map(len, runs), dtype=np.int64, count=m)
@@ -393,7 +402,6 @@ def _listed_chunk(runs: list[list], judged: list[dict]):
     failed |= np.array(nones, dtype=bool)
     repeated = np.flatnonzero((n_distinct < lens) & ~failed)
     if repeated.shape[0]:  # a repeated id counts once, at its first rank: number the de-duplicated list
-        jlens = np.fromiter(map(len, judged), dtype=np.int64, count=m)
         joff = np.concatenate([[0], np.cumsum(jlens)])
         for i in repeated.tolist():
             position = dict(zip(dict.fromkeys(runs[i]), numbers))

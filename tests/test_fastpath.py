@@ -158,6 +158,7 @@ BAD_RUNS = {
     "complex score": {"a": 1j},
     "numpy complex score": {"a": np.complex128(0.5), "b": 0.25},
     "numpy bool score": {"a": np.bool_(True), "b": 0.5},
+    "bool among many scores": {**{f"x{i}": i / 10 + 0.05 for i in range(20)}, "a": False},
     "nan score": {"a": float("nan"), "b": 1.0},
     "none score": {"a": None},
     "none id in scores": {None: 0.3, "a": 0.2},
