@@ -262,7 +262,7 @@ def _scored_chunk(runs: list[dict], judged: list[dict], jlens: np.ndarray):
         failed[np.repeat(np.arange(m, dtype=np.int64), lens)[nan]] = True
     for a, b in bool_blocks:  # a bool score somewhere in these runs: find its query
         for i in range(a, b):
-            if not _BOOLS.isdisjoint(map(type, runs[i].values())):
+            if not _BOOLS.isdisjoint(frozenset(map(type, runs[i].values()))):
                 failed[i] = True
     if has_none:
         failed |= np.fromiter((None in r for r in runs), dtype=bool, count=m)
@@ -324,7 +324,7 @@ def _read_scores(runs: list[dict], judged: list[dict], lens: np.ndarray, jlens: 
         odd = np.flatnonzero((block == 0.0) | (block == 1.0))
         if odd.shape[0]:
             objects = scores if 4 * odd.shape[0] > block.shape[0] else map(scores.__getitem__, odd.tolist())
-            if not _BOOLS.isdisjoint(map(type, objects)):
+            if not _BOOLS.isdisjoint(frozenset(map(type, objects))):
                 bool_blocks.append((a, b))
         has_none = has_none or any(map(contains, part, repeat(None)))
         jscore[jo[a]:jo[b]] = np.fromiter(
