@@ -25,7 +25,9 @@ after building the inputs (Linux ``/proc/self/clear_refs``) and read after one c
 It ends with one line per goal of issue 15, each a ratio of medians from the same run: dict input and ranked
 lists against pytrec_eval, dict input against ranx, peak memory against pytrec_eval, ``evaluate_columns`` on
 numpy columns (integer query codes and doc ids) against one ``np.lexsort`` of the run rows by query and score,
-and a run whose scores all tie within each query against the same run with its scores.
+and a run whose scores all tie within each query against the same run with its scores. Two floors are timed in
+the same rounds: reading every score of the dicts into one array, and hashing every id of the ranked lists once
+(``set`` per list); it prints how many times those floors ``evaluate()`` takes.
 
 Needs ``pytrec_eval-terrier`` and ``ranx`` for the comparison (a tool that is not installed is skipped).
 """
@@ -40,6 +42,7 @@ import statistics
 import subprocess
 import sys
 import time
+from itertools import chain
 
 import numpy as np
 
@@ -49,11 +52,12 @@ TREC_MEASURES = {"ndcg_cut.10", "map_cut.100", "recip_rank", "recall.100", "P.10
 SAME_AS_TREC = {"ndcg@10": "ndcg_cut_10", "ap@100": "map_cut_100", "recall@100": "recall_100",
                 "precision@10": "P_10"}
 MORE_CUTOFFS = (1, 3, 5, 20, 30, 50, 200, 300, 500, 1000)
-TOOLS = ("ours_dict", "ours_list", "ours_cutoffs", "ours_ties", "ours_columns", "lexsort", "pytrec_eval",
-         "pytrec_eval_lists", "ranx")
+TOOLS = ("ours_dict", "ours_list", "ours_cutoffs", "ours_ties", "ours_columns", "lexsort", "floor_scores",
+         "floor_ids", "pytrec_eval", "pytrec_eval_lists", "ranx")
 LABELS = {"ours_dict": "ours (dict)", "ours_list": "ours (list)", "ours_cutoffs": "ours (dict, 55 metrics)",
           "ours_ties": "ours (dict, every score tied)", "ours_columns": "ours (evaluate_columns, numpy)",
-          "lexsort": "np.lexsort of the run rows", "pytrec_eval": "pytrec_eval (dict)",
+          "lexsort": "np.lexsort of the run rows", "floor_scores": "floor: read every score (dict)",
+          "floor_ids": "floor: hash every id once (list)", "pytrec_eval": "pytrec_eval (dict)",
           "pytrec_eval_lists": "pytrec_eval (list, made scores)", "ranx": "ranx (dict)"}
 MEMORY_TOOLS = ("ours_dict", "ours_list", "ours_cutoffs", "pytrec_eval", "pytrec_eval_lists", "ranx")
 
@@ -114,6 +118,11 @@ def run_tool(tool: str, qrels, run, ranked, extras=None):
         else:
             report = evaluate(qrels, extras["tied"], METRICS)
         return report.mean, (report.query_ids, report.values)
+    if tool == "floor_scores":  # what any exact ranking of {doc: score} dicts must do: read every score
+        total = sum(map(len, run.values()))
+        return {}, np.fromiter(chain.from_iterable(map(dict.values, run.values())), np.float64, count=total)
+    if tool == "floor_ids":  # what ranked lists need at least: every id hashed once (repeats, judged positions)
+        return {}, sum(map(len, map(set, ranked.values())))
     if tool in ("ours_dict", "ours_list", "ours_cutoffs"):
         from rag_eval_adapters import evaluate
 
@@ -291,10 +300,15 @@ def print_goals(rows: dict, n: int) -> None:
         lines.append(("evaluate_columns / one np.lexsort of the rows", t["ours_columns"] / t["lexsort"], "<= 3x"))
     if "ours_ties" in t and "ours_dict" in t:
         lines.append(("every score tied / distinct scores", t["ours_ties"] / t["ours_dict"], "<= 1.5x"))
+    floors = [("ours (dict) / reading every score", "ours_dict", "floor_scores"),
+              ("ours (list) / hashing every id once", "ours_list", "floor_ids")]
+    notes = [(label, t[a] / t[b]) for label, a, b in floors if a in t and b in t]
     print(f"\ngoals of issue 15 at {n:,} queries (ratios of medians in this run):")
     for label, value, goal in lines:
         better = value >= float(goal[3:-1]) if goal.startswith(">=") else value <= float(goal[3:-1])
         print(f"  {label}: {value:.2f}x (goal {goal}) {'met' if better else 'NOT met'}")
+    for label, value in notes:
+        print(f"  how close to the floor of reading the Python input: {label} = {value:.2f}x")
 
 
 def main(argv=None) -> int:
