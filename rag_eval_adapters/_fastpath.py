@@ -7,14 +7,17 @@ with C-level iteration over whole chunks of queries and numpy, instead of a Pyth
 * only *judged* documents need a rank. For a ``{doc: score}`` run, a judged document's rank is one plus the
   number of scores above its own (a vectorised binary search in the query's sorted scores), plus, only when
   its score is tied, the number of tied documents whose id sorts after it (trec_eval breaks ties by doc id
-  descending). Nothing is sorted by doc id and no ranked list is built.
+  descending): one sort of the ids of a query whose scores are all equal, else the ids sharing the hit's score.
+  No ranked list is built.
 * for a ranked list, a ``{doc: position}`` dict per query (built in C by ``dict(zip(ids, numbers))``, the
   numbers taken from a ready tuple) answers the judged documents' positions; a list holding a repeated id is
   de-duplicated first (first rank counts).
-* validation is vectorised (``np.fromiter`` of all scores, a ``sum()`` that rejects strings and other
-  non-numbers, NaN and bool checks). A query that fails any check, or whose input is of an unusual type, is
-  handed to the precise per-query validators, so its error message is exactly theirs and the other queries
-  of the batch are still scored.
+* the runs of a chunk are read block by block (:data:`_BLOCK` queries), every pass over a block made while its
+  dicts are in cache: its scores listed once, type-checked by a ``sum()`` (strings, ``Decimal``, ``None`` and
+  complex numbers raise) and packed as C doubles by ``struct``; bools looked for among the 0.0 and 1.0 scores;
+  the ``None`` id; the judged documents' scores. A query that fails any check, or whose input is of an
+  unusual type, is handed to the precise per-query validators, so its error message is exactly theirs and the
+  other queries of the batch are still scored.
 """
 
 from __future__ import annotations
