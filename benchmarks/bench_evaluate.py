@@ -16,8 +16,8 @@ Each tool runs from the same Python objects to means *and* per-query values:
 * ``ranx``  ``evaluate(Qrels(qrels), Run(run), metrics)`` (means; per-query values land in ``run.scores``),
   timed after a warm-up call that compiles its numba kernels.
 
-The tools are timed interleaved, round after round, and the medians reported, so machine load affects all of
-them alike. Peak memory is measured in a fresh subprocess per tool: the resident-set high-water mark is reset
+The tools are timed interleaved, round after round (each round starting one tool later), and the medians
+reported, so machine load affects all of them alike. Peak memory is measured in a fresh subprocess per tool: the resident-set high-water mark is reset
 after building the inputs (Linux ``/proc/self/clear_refs``) and read after one call.
 
     python benchmarks/bench_evaluate.py --queries 20000 100000 --repeats 5
@@ -226,8 +226,10 @@ def bench(n: int, args) -> dict:
     times = {t: [] for t in tools}
     results = {}
     per_query_dict = []
-    for _ in range(args.repeats):
-        for tool in tools:  # interleaved: every round times every tool
+    for r in range(args.repeats):
+        # interleaved: every round times every tool, starting one tool later each round, so that no tool always
+        # runs right after the same one (ranx leaves gigabytes of freed memory behind it)
+        for tool in tools[r % len(tools):] + tools[:r % len(tools)]:
             gc.collect()
             start = time.perf_counter()
             results[tool] = run_tool(tool, qrels, run, ranked, extras)
