@@ -251,11 +251,11 @@ def _scored_chunk(runs: list[dict], judged: list[dict], jlens: np.ndarray):
     try:
         values, jscore, has_none, bool_blocks = _read_scores(runs, judged, lens, jlens)
     except (TypeError, ValueError, OverflowError, ArithmeticError, struct.error):
-        for i, r in enumerate(runs):
+        for i, r in enumerate(runs):  # the same checks, query by query
             try:
                 _check_sum(sum(r.values(), 0.0))
-                np.fromiter(r.values(), dtype=np.float64, count=len(r))
-            except (TypeError, ValueError, OverflowError, ArithmeticError):
+                struct.pack(f"{len(r)}d", *r.values())
+            except (TypeError, ValueError, OverflowError, ArithmeticError, struct.error):
                 failed[i] = True
         runs = [{} if f else r for r, f in zip(runs, failed)]
         lens[failed] = 0
