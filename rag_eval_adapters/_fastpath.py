@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ._kernel import Judged
-from ._ranking import rank_by_counting, ties_after
+from ._ranking import rank_by_counting, row_offsets, ties_after
 from ._scoring import assemble
 from ._validation import as_judgments, as_ranking
 
@@ -95,31 +95,22 @@ def judge_batch(
     n_ret, hj, hr = _rank_runs(judgments, runs, jlen, precise)
     slow_pos, slow_rank, slow_judged, errors = _precise(judgments, runs, query_ids, precise)
 
-    if not precise.any():  # every query scored by the bulk path: nothing to leave out or renumber
-        relevant = grades >= relevance_level
-        positive = grades > 0
-        n_rel = np.bincount(judged_q[relevant], minlength=n).astype(np.int64)
-        judged = assemble(n_ret, n_rel, judged_q[hj], hr, grades[hj], judged_q[positive], grades[positive],
-                          relevance_level)
-        return np.arange(n, dtype=np.int64), judged, errors
-
-    # ---- assemble, in query order, the scored queries only
-    scored = ~precise
-    scored[slow_pos] = True
-    ok = np.flatnonzero(scored)
-    new_index = np.full(n, -1, dtype=np.int64)
-    new_index[ok] = np.arange(ok.shape[0], dtype=np.int64)
-
-    fast_rows = ~precise[judged_q]
-    fq, fg = judged_q[fast_rows], grades[fast_rows]
-    keep = ~precise[judged_q[hj]]
-    hj, hr = hj[keep], hr[keep]
-    hq, hg = new_index[judged_q[hj]], grades[hj]
-
-    out_ret = n_ret[ok]
-    fqn = new_index[fq]
-    n_rel = np.bincount(fqn[fg >= relevance_level], minlength=ok.shape[0]).astype(np.int64)
-    iq, ig = fqn[fg > 0], fg[fg > 0]
+    if precise.any():  # assemble, in query order, the scored queries only: leave out the others, renumber
+        scored = ~precise
+        scored[slow_pos] = True
+        ok = np.flatnonzero(scored)
+        new_index = np.full(n, -1, dtype=np.int64)
+        new_index[ok] = np.arange(ok.shape[0], dtype=np.int64)
+        fast_rows = ~precise[judged_q]
+        fq, fg = new_index[judged_q[fast_rows]], grades[fast_rows]
+        keep = ~precise[judged_q[hj]]
+        hj, hr = hj[keep], hr[keep]
+        hq, out_ret = new_index[judged_q[hj]], n_ret[ok]
+    else:  # every query scored by the bulk path: nothing to leave out or renumber
+        ok, fq, fg, hq, out_ret = np.arange(n, dtype=np.int64), judged_q, grades, judged_q[hj], n_ret
+    hg = grades[hj]
+    n_rel = np.bincount(fq[fg >= relevance_level], minlength=ok.shape[0]).astype(np.int64)
+    iq, ig = fq[fg > 0], fg[fg > 0]
     if slow_pos:
         slow = Judged.from_rankings(slow_rank, slow_judged, relevance_level)
         remap = new_index[np.asarray(slow_pos, dtype=np.int64)]
@@ -193,8 +184,7 @@ def _rank_runs(judgments: Sequence[Any], runs: Sequence[Any], jlen: np.ndarray, 
             precise[listed[[bool(r) and type(r[0]) is tuple for r in lists]]] = True
     n_ret = np.zeros(n, dtype=np.int64)
     hit_j, hit_r = [], []
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(jlen, out=offsets[1:])
+    offsets = row_offsets(jlen)
     for kind, handler in ((_SCORED, _scored_chunk), (_LISTED, _listed_chunk)):
         members = np.flatnonzero((kinds == kind) & ~precise)
         for start in range(0, members.shape[0], CHUNK):
@@ -205,8 +195,7 @@ def _rank_runs(judgments: Sequence[Any], runs: Sequence[Any], jlen: np.ndarray, 
                 precise[idx[failed]] = True
             if hits_local.shape[0]:
                 # hits_local indexes the chunk's flat judged entries: make it a global flat index
-                local_off = np.zeros(idx.shape[0] + 1, dtype=np.int64)
-                np.cumsum(jlen[idx], out=local_off[1:])
+                local_off = row_offsets(jlen[idx])
                 qloc = np.searchsorted(local_off, hits_local, side="right") - 1
                 hit_j.append(offsets[idx[qloc]] + hits_local - local_off[qloc])
                 hit_r.append(ranks)
@@ -277,8 +266,7 @@ def _scored_chunk(runs: list[dict], judged: list[dict], jlens: np.ndarray):
     tied = np.flatnonzero(tied_hits)
     if not tied_rows.shape[0]:
         return lens, found, ranks, failed
-    roff = np.zeros(m + 1, dtype=np.int64)
-    np.cumsum(lens, out=roff[1:])
+    roff = row_offsets(lens)
     # rows where every document has the same score (binary or constant scores) are ordered by doc id alone:
     # one sort of the ids ranks every tied hit, and raises if the ids cannot be ordered
     sorted_rows: set[int] = set()
@@ -309,10 +297,7 @@ def _read_scores(runs: list[dict], judged: list[dict], lens: np.ndarray, jlens: 
     block, so that a block's dicts are still in cache for the later passes.
     """
     m = len(runs)
-    roff, joff = np.zeros(m + 1, dtype=np.int64), np.zeros(m + 1, dtype=np.int64)
-    np.cumsum(lens, out=roff[1:])
-    np.cumsum(jlens, out=joff[1:])
-    ro, jo = roff.tolist(), joff.tolist()
+    ro, jo = row_offsets(lens).tolist(), row_offsets(jlens).tolist()
     values, jscore = np.empty(ro[-1]), np.empty(jo[-1])
     has_none, bool_blocks = False, []
     for a in range(0, m, _BLOCK):
@@ -348,10 +333,8 @@ def _break_ties(runs, judged, jlens, values, roff, whole, failed, found, hq, hs,
     starts, stops = [0, *ends.tolist()], [*ends.tolist(), tied.shape[0]]
     # the judged ids of the rows concerned, one after another, and where each tied hit's id is among them
     uniq = rows[np.r_[0, ends]]
-    ulens = jlens[uniq]
-    uoff = np.cumsum(ulens) - ulens
-    joff = np.cumsum(jlens) - jlens
-    at = np.repeat(uoff - joff[uniq], np.diff(np.r_[0, ends, tied.shape[0]])) + found[tied]
+    sizes = np.diff(np.r_[0, ends, tied.shape[0]])
+    at = np.repeat(row_offsets(jlens[uniq])[:-1] - row_offsets(jlens)[uniq], sizes) + found[tied]
     judged_ids = list(chain.from_iterable(_pick(judged, uniq, len(judged))))
     docs = list(map(judged_ids.__getitem__, at.tolist()))
     rows_l, failed_l = rows.tolist(), failed.tolist()
@@ -405,7 +388,7 @@ def _listed_chunk(runs: list[list], judged: list[dict], jlens: np.ndarray):
     failed |= np.array(nones, dtype=bool)
     repeated = np.flatnonzero((n_distinct < lens) & ~failed)
     if repeated.shape[0]:  # a repeated id counts once, at its first rank: number the de-duplicated list
-        joff = np.concatenate([[0], np.cumsum(jlens)])
+        joff = row_offsets(jlens)
         for i in repeated.tolist():
             position = dict(zip(dict.fromkeys(runs[i]), numbers))
             rank[joff[i]:joff[i + 1]] = list(map(position.get, judged[i], _ZERO))

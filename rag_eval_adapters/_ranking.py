@@ -12,9 +12,9 @@ share a selected document's score).
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Hashable, Iterable, Sequence
 from itertools import compress, repeat
 from operator import gt
-from collections.abc import Hashable, Iterable, Sequence
 
 import numpy as np
 
@@ -22,6 +22,7 @@ __all__ = [
     "trec_order",
     "ties_after",
     "rank_by_counting",
+    "row_offsets",
     "sort_within_rows",
     "argsort_within_rows",
     "count_below",
@@ -112,6 +113,13 @@ def rank_by_counting(
     return length - upto + 1, tied, tied_rows, constant
 
 
+def row_offsets(lens: np.ndarray) -> np.ndarray:
+    """Where each of the rows laid one after another starts, then where the last ends (``len(lens) + 1``)."""
+    offsets = np.zeros(lens.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lens, out=offsets[1:])
+    return offsets
+
+
 def sort_within_rows(values: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """``values`` sorted ascending within each row (rows laid one after another), each row's start in the
     result, and the width of the rows when the result is a padded matrix (rows of that width, NaN after each
@@ -119,9 +127,7 @@ def sort_within_rows(values: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, 
     m, total = lens.shape[0], values.shape[0]
     width = int(lens.max()) if m else 0
     if not total or width < 2:
-        starts = np.zeros(m, dtype=np.int64)
-        np.cumsum(lens[:-1], out=starts[1:])
-        return values.copy(), starts, 0
+        return values.copy(), row_offsets(lens)[:-1], 0
     if width * m <= 4 * total + 4096:  # similar lengths: sort the rows of a padded matrix (NaN last)
         if width * m == total:  # every row as long: no padding
             matrix = values.reshape(m, width).copy()
@@ -130,18 +136,14 @@ def sort_within_rows(values: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, 
             matrix[np.arange(width) < lens[:, None]] = values
         matrix.sort(axis=1)
         return matrix.ravel(), np.arange(0, m * width, width, dtype=np.int64), width
-    starts = np.zeros(m, dtype=np.int64)
-    np.cumsum(lens[:-1], out=starts[1:])
     row = np.repeat(np.arange(m, dtype=np.int64), lens)  # very uneven lengths: one sort of (row, value)
-    return values[np.lexsort((values, row))], starts, 0
+    return values[np.lexsort((values, row))], row_offsets(lens)[:-1], 0
 
 
 def argsort_within_rows(keys: np.ndarray, lens: np.ndarray, stable: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Indices ordering ``keys`` within each row (rows one after another), and each row's start."""
     m, total = lens.shape[0], keys.shape[0]
-    starts = np.zeros(m, dtype=np.int64)
-    if m > 1:
-        np.cumsum(lens[:-1], out=starts[1:])
+    starts = row_offsets(lens)[:-1]
     width = int(lens.max()) if m else 0
     if not total or width < 2:
         return np.arange(total), starts
