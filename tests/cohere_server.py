@@ -288,11 +288,8 @@ class _Handler(BaseHTTPRequestHandler):
 @pytest.fixture
 def cohere_server():
     """A started :class:`FakeCohereServer` on 127.0.0.1 (random port), stopped after the test."""
-    server = FakeCohereServer().start()
-    try:
+    with FakeCohereServer() as server:
         yield server
-    finally:
-        server.stop()
 
 
 FakeCohereServer.request_handler = _Handler

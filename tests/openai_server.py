@@ -408,11 +408,8 @@ class _Handler(BaseHTTPRequestHandler):
 @pytest.fixture
 def openai_server():
     """A started :class:`FakeOpenAIServer` on 127.0.0.1 (random port), stopped after the test."""
-    server = FakeOpenAIServer().start()
-    try:
+    with FakeOpenAIServer() as server:
         yield server
-    finally:
-        server.stop()
 
 
 FakeOpenAIServer.request_handler = _Handler
