@@ -89,7 +89,7 @@ def main(argv=None) -> int:
     for as_int, label in ((True, "integer ids"), (False, "string ids")):
         qcols, rcols = columns(qrels, "grade", as_int), columns(run, "score", as_int)
         results[f"evaluate_columns, numpy, {label}"] = timed(
-            lambda: evaluate_columns(qcols, rcols, METRICS), args.repeats)
+            lambda qcols=qcols, rcols=rcols: evaluate_columns(qcols, rcols, METRICS), args.repeats)
     reference = results["evaluate on the dicts"][1].values
     for key in ("evaluate_columns on those Arrow tables", "evaluate_columns, numpy, string ids"):
         np.testing.assert_allclose(results[key][1].values, reference, rtol=0, atol=1e-12)

@@ -48,7 +48,7 @@ def perturbed(run, seed: int):
     out = {}
     for q, scored in run.items():
         noise = rng.normal(0, 3, len(scored)).round(3).tolist()
-        out[q] = {d: s + e for (d, s), e in zip(scored.items(), noise)}
+        out[q] = {d: s + e for (d, s), e in zip(scored.items(), noise, strict=False)}
     return out
 
 

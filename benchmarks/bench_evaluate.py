@@ -78,9 +78,9 @@ def make_workload(n_queries: int, depth: int = 100, judged: int = 10, seed: int 
             qid = f"q{start + i}"
             ids = [f"doc{x}" for x in docs[i]]
             hits = ids[:depth]
-            judged_ids = [hits[w] if r else d for d, r, w in zip(ids[depth:], retrieved[i], where[i])]
-            qrels[qid] = dict(zip(judged_ids, grades[i]))
-            scored = dict(zip(hits, scores[i]))
+            judged_ids = [hits[w] if r else d for d, r, w in zip(ids[depth:], retrieved[i], where[i], strict=False)]
+            qrels[qid] = dict(zip(judged_ids, grades[i], strict=False))
+            scored = dict(zip(hits, scores[i], strict=False))
             run[qid] = scored
             # the ranked list as trec_eval orders the scores (score desc, doc id desc); fresh str objects
             ranked[qid] = [str(d) for _, d in sorted(((s, d) for d, s in scored.items()), reverse=True)]
@@ -139,7 +139,7 @@ def run_tool(tool: str, qrels, run, ranked, extras=None):
         per_query = pytrec_eval.RelevanceEvaluator(qrels, TREC_MEASURES).evaluate(run)
         keys = sorted(next(iter(per_query.values())))
         table = np.array([[values[k] for k in keys] for values in per_query.values()])
-        return dict(zip(keys, table.mean(axis=0).tolist())), per_query
+        return dict(zip(keys, table.mean(axis=0).tolist(), strict=False)), per_query
     if tool == "ranx":
         from ranx import Qrels, Run, evaluate
 

@@ -30,18 +30,18 @@ def workloads(scale: float):
     many = {}
     for q in range(n_q):
         docs = [f"doc{int(d)}" for d in rng.choice(10_000_000, size=depth, replace=False)]
-        judged = {d: int(g) for d, g in zip(rng.choice(docs, 100, replace=False), rng.integers(0, 4, 100))}
+        judged = {d: int(g) for d, g in zip(rng.choice(docs, 100, replace=False), rng.integers(0, 4, 100), strict=False)}
         many[f"q{q}"] = (docs, judged, np.full(depth, 0.5), rng.random(depth))
     n = max(1000, int(1_000_000 * scale))
     docs = [f"doc{i}" for i in range(n)]
-    judged = {d: int(g) for d, g in zip(rng.choice(docs, 1000, replace=False), rng.integers(0, 4, 1000))}
+    judged = {d: int(g) for d, g in zip(rng.choice(docs, 1000, replace=False), rng.integers(0, 4, 1000), strict=False)}
     one = {"q": (docs, judged, rng.integers(0, 1000, n) / 1000.0, rng.random(n))}
     return {"200 x 1,000 tied": many, "1 x 1M, 1,000 scores": one}
 
 
 def as_dicts(load, which):
     qrels = {q: judged for q, (docs, judged, *_s) in load.items()}
-    run = {q: dict(zip(docs, (tied if which == "tied" else distinct).tolist()))
+    run = {q: dict(zip(docs, (tied if which == "tied" else distinct).tolist(), strict=False))
            for q, (docs, judged, tied, distinct) in load.items()}
     return qrels, run
 
@@ -85,12 +85,12 @@ def main(argv=None):
             times = {}
             for which, (qrels, run) in inputs.items():
                 if tool == "evaluate":
-                    times[which] = timed(lambda: evaluate(qrels, run, METRICS), args.repeats)
+                    times[which] = timed(lambda qrels=qrels, run=run: evaluate(qrels, run, METRICS), args.repeats)
                 elif tool == "evaluate_columns":
-                    times[which] = timed(lambda: evaluate_columns(*cols[which], METRICS), args.repeats)
+                    times[which] = timed(lambda cols=cols, which=which: evaluate_columns(*cols[which], METRICS), args.repeats)
                 elif pytrec_eval is not None:
                     ev = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map", "recip_rank"})
-                    times[which] = timed(lambda: ev.evaluate(run), args.repeats)
+                    times[which] = timed(lambda ev=ev, run=run: ev.evaluate(run), args.repeats)
             if times:
                 rows.append((tool, times))
         for tool, times in rows:

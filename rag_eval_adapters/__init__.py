@@ -52,6 +52,7 @@ _LAZY: dict[str, str] = {
 if TYPE_CHECKING:  # static analysers and IDEs see ordinary imports
     from .columnar import evaluate_columns
     from .evaluation import evaluate, query_details
+    from .jsonl import read_jsonl_qrels, read_jsonl_run
     from .measures import (
         DCG,
         F1,
@@ -67,7 +68,6 @@ if TYPE_CHECKING:  # static analysers and IDEs see ordinary imports
         parse_metric,
         parse_metrics,
     )
-    from .jsonl import read_jsonl_qrels, read_jsonl_run
     from .readers import read_qrels, read_run
     from .report import GroupedReport, GroupStats, Report
     from .tables import read_table_qrels, read_table_run

@@ -246,7 +246,7 @@ def _scored_chunk(runs: list[dict], judged: list[dict], jlens: np.ndarray):
                 struct.pack(f"{len(r)}d", *r.values())
             except (TypeError, ValueError, OverflowError, ArithmeticError, struct.error):
                 failed[i] = True
-        runs = [{} if f else r for r, f in zip(runs, failed)]
+        runs = [{} if f else r for r, f in zip(runs, failed, strict=False)]
         lens[failed] = 0
         values, jscore, has_none, bool_blocks = _read_scores(runs, judged, lens, jlens)
     nan = np.isnan(values)
@@ -339,7 +339,7 @@ def _break_ties(runs, judged, jlens, values, roff, whole, failed, found, hq, hs,
     docs = list(map(judged_ids.__getitem__, at.tolist()))
     rows_l, failed_l = rows.tolist(), failed.tolist()
     add: list[int] = []
-    for a, b in zip(starts, stops):
+    for a, b in zip(starts, stops, strict=False):
         i = rows_l[a]
         try:
             if failed_l[i]:
@@ -367,16 +367,16 @@ def _listed_chunk(runs: list[list], judged: list[dict], jlens: np.ndarray):
     nones: list[bool] = []
     numbers = _RANK_TUPLE if not m or int(lens.max()) <= len(_RANK_TUPLE) else _RANKS
     try:
-        for ids, expected in zip(runs, judged):  # one small dict per query, used while it is in cache
-            position = dict(zip(ids, numbers))
+        for ids, expected in zip(runs, judged, strict=False):  # one small dict per query, used while it is in cache
+            position = dict(zip(ids, numbers, strict=False))
             counts.append(len(position))
             nones.append(None in position)
             ranks.extend(map(position.get, expected, _ZERO))
     except TypeError:  # an unhashable id somewhere: redo the chunk query by query
         counts, ranks, nones = [], [], []
-        for i, (ids, expected) in enumerate(zip(runs, judged)):
+        for i, (ids, expected) in enumerate(zip(runs, judged, strict=False)):
             try:
-                position = dict(zip(ids, numbers))
+                position = dict(zip(ids, numbers, strict=False))
             except TypeError:
                 failed[i] = True
                 position = {}
@@ -390,7 +390,7 @@ def _listed_chunk(runs: list[list], judged: list[dict], jlens: np.ndarray):
     if repeated.shape[0]:  # a repeated id counts once, at its first rank: number the de-duplicated list
         joff = row_offsets(jlens)
         for i in repeated.tolist():
-            position = dict(zip(dict.fromkeys(runs[i]), numbers))
+            position = dict(zip(dict.fromkeys(runs[i]), numbers, strict=False))
             rank[joff[i]:joff[i + 1]] = list(map(position.get, judged[i], _ZERO))
     found = np.flatnonzero(rank)
     return n_distinct, found, rank[found], failed

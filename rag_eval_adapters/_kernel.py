@@ -16,8 +16,8 @@ through the same code. The per-query functions in :mod:`rag_eval_adapters.metric
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Hashable, Mapping, Sequence
 
 import numpy as np
 
@@ -57,7 +57,7 @@ class Judged:
         rankings: Sequence[Sequence[Hashable]],
         judgments: Sequence[Mapping[Hashable, float]],
         relevance_level: float = 1.0,
-    ) -> "Judged":
+    ) -> Judged:
         """Build the statistics from de-duplicated rankings and their judgments, query by query."""
         n = len(rankings)
         n_ret = np.empty(n, dtype=np.int64)
@@ -68,7 +68,7 @@ class Judged:
         ideal_q: list[int] = []
         ideal_pos: list[int] = []
         ideal_grade: list[float] = []
-        for qi, (ranking, judged) in enumerate(zip(rankings, judgments)):
+        for qi, (ranking, judged) in enumerate(zip(rankings, judgments, strict=False)):
             n_ret[qi] = len(ranking)
             n_rel[qi] = sum(1 for g in judged.values() if g >= relevance_level)
             if len(judged) <= len(ranking):
@@ -97,7 +97,7 @@ class Judged:
         )
 
     @classmethod
-    def from_grades(cls, grades: Sequence[float]) -> "Judged":
+    def from_grades(cls, grades: Sequence[float]) -> Judged:
         """One query whose retrieved documents carry ``grades`` in rank order; its ideal is the same list sorted."""
         g = np.asarray(grades, dtype=np.float64)
         positive = np.sort(g[g > 0])[::-1]
@@ -112,7 +112,7 @@ class Judged:
             ideal_grade=positive,
         )
 
-    def at_level(self, level: float) -> "Judged":
+    def at_level(self, level: float) -> Judged:
         """The same statistics with relevance level ``level`` (> 0, or the level they were built with)."""
         if level == self.relevance_level:
             return self

@@ -12,13 +12,13 @@ import difflib
 import re
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, Union
+from typing import Any
 
 from .measures import METRICS, Metric
 
 __all__ = ["MetricLike", "parse_metric", "parse_metrics"]
 
-MetricLike = Union[str, Metric]
+MetricLike = str | Metric
 
 _OPTION_TOKENS: dict[str, dict[str, Any]] = {
     "granular": {"granular": True},

@@ -28,7 +28,7 @@ GRADE_RULE = "a grade is an integer or a finite decimal number such as 2 or 1.5"
 SCORE_RULE = "a score is a decimal number such as 3.25 or -1e-3 (or inf)"
 
 
-def parse_grade(text: str) -> "int | float":
+def parse_grade(text: str) -> int | float:
     """The grade written as ``text``; ValueError saying why not."""
     # int() and float() take the grammar and more: non-ASCII digits, 1_000, inf, nan (refused below)
     if _plain(text):
@@ -69,7 +69,7 @@ def _plain(text: str) -> bool:
     return text.isascii() and "_" not in text and text.strip() == text
 
 
-def check_grade(value: object) -> "int | float":
+def check_grade(value: object) -> int | float:
     """A typed grade (JSON, Parquet): a finite int or float within the 64-bit integer range."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"the grade {_short(repr(value), quoted=True)} is not a number ({GRADE_RULE})")

@@ -61,7 +61,7 @@ def ties_after(
     hit_values = np.asarray(hit_scores, dtype=np.float64).tolist()
     if len(hit_ids) * n <= _SCAN:
         out = []
-        for doc, s in zip(hit_ids, hit_values):
+        for doc, s in zip(hit_ids, hit_values, strict=False):
             same = compress(ids, (scores == s).tolist())
             out.append(sum(map(gt, same, repeat(doc))))
         return out
@@ -74,7 +74,7 @@ def ties_after(
         if part.shape[0]:
             groups[float(scores[part[0]])] = sorted([ids[i] for i in part.tolist()])
     out = []
-    for doc, s in zip(hit_ids, hit_values):
+    for doc, s in zip(hit_ids, hit_values, strict=False):
         same = groups[s]
         out.append(len(same) - bisect_right(same, doc))
     return out

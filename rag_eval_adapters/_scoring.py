@@ -118,7 +118,7 @@ def finish(
             )
         keep = ~bad
         values = values[keep]
-        query_ids = [q for q, k in zip(query_ids, keep.tolist()) if k]
+        query_ids = [q for q, k in zip(query_ids, keep.tolist(), strict=False) if k]
     if not query_ids:
         if not errors:
             raise ValueError("no query could be scored")

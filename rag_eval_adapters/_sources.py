@@ -16,8 +16,9 @@ import io
 import os
 import sys
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, Iterator, Optional, Union
+from typing import BinaryIO, Union
 
 STDIN = "-"
 GZIP_MAGIC = b"\x1f\x8b"
@@ -29,7 +30,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 class Source:
     """One input: its display name and how to open it (a path, maybe gzip, or bytes from standard input)."""
 
-    def __init__(self, name: str, path: Optional[Path] = None, data: Optional[bytes] = None):
+    def __init__(self, name: str, path: Path | None = None, data: bytes | None = None):
         self.name = name
         self.path = path
         self.data = data
@@ -79,7 +80,7 @@ class Source:
                 raise ValueError(f"{self.name}: not a readable gzip file ({exc})") from None
 
 
-def open_source(path: "PathLike | Source") -> Source:
+def open_source(path: PathLike | Source) -> Source:
     """The :class:`Source` of ``path``; ``"-"`` reads standard input. Raises FileNotFoundError for no file."""
     if isinstance(path, Source):
         return path

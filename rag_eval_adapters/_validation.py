@@ -68,7 +68,7 @@ def as_entry(value: Any, query_id: Any, field: str) -> Any:
         if getattr(value, "ndim", 1) != 1:
             raise TypeError(f"{where(query_id)}{field} is a {type(value).__name__}; pass a list of ids, a mapping "
                             "or a pandas Series")
-        return value.tolist() if _default_index(value) else dict(zip(value.index.tolist(), value.tolist()))
+        return value.tolist() if _default_index(value) else dict(zip(value.index.tolist(), value.tolist(), strict=False))
     if type(value).__module__ == "numpy" and hasattr(value, "ndim"):
         if value.ndim != 1:
             raise TypeError(

@@ -298,7 +298,7 @@ def _factorize_together(*columns: np.ndarray) -> tuple[list[np.ndarray], list[Ha
         sizes.append(np.diff(np.r_[head, column.shape[0]]))
     codes, uniques = _factorize(np.concatenate(heads))
     out, at = [], 0
-    for head, size in zip(heads, sizes):
+    for head, size in zip(heads, sizes, strict=False):
         out.append(np.repeat(codes[at:at + head.shape[0]], size))
         at += head.shape[0]
     return out, uniques
@@ -326,7 +326,7 @@ def _no_nulls(codes: np.ndarray, field: str, name: str) -> None:
 def _reject(errors: dict[int, str], queries: np.ndarray, query_ids: list, message, rows: np.ndarray) -> None:
     """Record ``message(query_id, row)`` for the query of each offending row (its first offending row)."""
     first: dict[int, int] = {}
-    for q, i in zip(queries.tolist(), rows.tolist()):
+    for q, i in zip(queries.tolist(), rows.tolist(), strict=False):
         first.setdefault(q, i)
     for q, i in first.items():
         errors.setdefault(q, message(query_ids[q], i))

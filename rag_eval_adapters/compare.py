@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -56,7 +57,7 @@ class PairedComparison:
     ci_low: float
     ci_high: float
     confidence: float
-    t_statistic: Optional[float]
+    t_statistic: float | None
     t_test_p_value: float
     randomization_p_value: float
     n_permutations: int
@@ -159,14 +160,14 @@ def _t_two_sided_p(t: float, df: int) -> float:
     return min(1.0, max(0.0, p))
 
 
-def _t_tests(d: np.ndarray) -> tuple[list[Optional[float]], list[float]]:
+def _t_tests(d: np.ndarray) -> tuple[list[float | None], list[float]]:
     """Two-sided paired t-test for each column of the difference matrix ``d`` (n x m)."""
     n = d.shape[0]
     mean = d.mean(axis=0)
     sd = d.std(axis=0, ddof=1)
-    t_stats: list[Optional[float]] = []
+    t_stats: list[float | None] = []
     p_values: list[float] = []
-    for mu, s in zip(mean, sd):
+    for mu, s in zip(mean, sd, strict=False):
         if s <= _TOL * max(1.0, abs(mu)):
             # Zero variance: the t statistic is undefined (0/0) or infinite.
             t_stats.append(None)
@@ -196,7 +197,7 @@ def _matrix_tests(
     n_permutations: int,
     n_bootstrap: int,
     confidence: float,
-    seed: Optional[int],
+    seed: int | None,
 ) -> list[PairedComparison]:
     n = a.shape[0]
     if n < 2:
@@ -244,7 +245,7 @@ def paired_test(
     n_permutations: int = 10_000,
     n_bootstrap: int = 10_000,
     confidence: float = 0.95,
-    seed: Optional[int] = 0,
+    seed: int | None = 0,
 ) -> PairedComparison:
     """Paired t-test, randomization test and bootstrap CI of ``mean(b) - mean(a)`` (see the module docstring).
 
@@ -285,7 +286,7 @@ def compare_per_query(
     n_permutations: int = 10_000,
     n_bootstrap: int = 10_000,
     confidence: float = 0.95,
-    seed: Optional[int] = 0,
+    seed: int | None = 0,
 ) -> Comparison:
     """Compare runs given as ``{run_name: {query_id: {metric: value}}}``.
 
@@ -334,7 +335,7 @@ def _compare_matrices(
     n_permutations: int,
     n_bootstrap: int,
     confidence: float,
-    seed: Optional[int],
+    seed: int | None,
 ) -> Comparison:
     """Means and paired tests from one ``queries x metrics`` matrix per run, rows aligned on ``query_ids``."""
     mean = {
@@ -361,7 +362,7 @@ def compare_reports(
     n_permutations: int = 10_000,
     n_bootstrap: int = 10_000,
     confidence: float = 0.95,
-    seed: Optional[int] = 0,
+    seed: int | None = 0,
 ) -> Comparison:
     """Compare :class:`~rag_eval_adapters.Report` objects ``{run_name: report}``.
 
@@ -396,7 +397,7 @@ def compare_reports(
         if list(typed[name].mean) != metrics:
             raise ValueError(f"run {name!r} was scored with different metrics than {names[0]!r}")
     query_ids, rows = _common_rows([typed[name] for name in names])
-    matrices = {name: typed[name].values[r] for name, r in zip(names, rows)}
+    matrices = {name: typed[name].values[r] for name, r in zip(names, rows, strict=False)}
     return _compare_matrices(names, metrics, query_ids, matrices, n_permutations, n_bootstrap, confidence, seed)
 
 
@@ -407,7 +408,7 @@ def _common_rows(reports: Sequence[Report]) -> tuple[list, list[np.ndarray]]:
         order = sorted(range(len(first)), key=first.__getitem__)
         rows = np.asarray(order, dtype=np.intp)
         return [first[i] for i in order], [rows] * len(reports)
-    common: Optional[set] = None
+    common: set | None = None
     for report in reports:
         scored = set(report.query_ids).difference(report.errors)
         common = scored if common is None else common & scored

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from functools import cached_property
 from itertools import compress, repeat
 from operator import is_
 from typing import Any, Literal
@@ -14,7 +13,7 @@ from ._fastpath import ABSENT, judge_batch
 from ._scoring import Missing, apply_missing, check_metrics, check_missing, finish
 from ._validation import check_level
 from .matching import TextMatcher, score_texts
-from .measures import Metric, MetricLike, parse_metrics
+from .measures import MetricLike
 from .report import Report
 
 __all__ = ["evaluate", "query_details", "Report"]
@@ -142,7 +141,7 @@ def query_details(
 def _evaluate_texts(measures, expected, runs, query_ids, level, matcher, counts) -> Report:
     """The text-matching path: each query judged by :func:`~rag_eval_adapters.matching.score_texts`."""
     rows, scored, errors = [], [], {}
-    for qid, wanted, got in zip(query_ids, expected, runs):
+    for qid, wanted, got in zip(query_ids, expected, runs, strict=False):
         grades = None
         if isinstance(wanted, Mapping):
             wanted, grades = list(wanted), dict(wanted)

@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from ._numbers import check_grade, check_score, shown
 from ._sources import Source, open_source, text_lines
 
 __all__ = ["read_jsonl_qrels", "read_jsonl_run", "looks_like_jsonl"]
 
-PathLike = Union[str, Path, Source]
+PathLike = str | Path | Source
 
 _QRELS_HINT = (
     'expected {"query_id": ..., "expected_ids": [...]} or {"query_id": ..., "relevance": {id: grade}}'
@@ -145,14 +145,14 @@ def read_jsonl_qrels(path: PathLike) -> dict[str, dict[str, int]]:
     return qrels
 
 
-def read_jsonl_run(path: PathLike) -> dict[str, Union[list[str], dict[str, float]]]:
+def read_jsonl_run(path: PathLike) -> dict[str, list[str] | dict[str, float]]:
     """Read a JSONL run into ``{query_id: [doc, ...]}`` (ranked) or ``{query_id: {doc: score}}``.
 
     A plain ``retrieved_ids`` list keeps its order.  With scores (a list parallel to
     ``retrieved_ids`` or an ``{id: score}`` object) the query maps to ``{doc: score}``, which the
     metric core ranks by score descending, ties by document id descending (as trec_eval does).
     """
-    run: dict[str, Union[list[str], dict[str, float]]] = {}
+    run: dict[str, list[str] | dict[str, float]] = {}
     source = open_source(path)
     for number, obj in _lines(source):
         where = f"{source}:{number}"
@@ -173,7 +173,7 @@ def read_jsonl_run(path: PathLike) -> dict[str, Union[list[str], dict[str, float
                     f'{where}: "scores" must be a list as long as "retrieved_ids" ({len(docs)} ids), got {scores!r}'
                 )
             ranked: dict[str, float] = {}
-            for doc, score in zip(docs, scores):
+            for doc, score in zip(docs, scores, strict=False):
                 if doc in ranked:
                     raise ValueError(f'{where}: id {doc!r} appears twice in "retrieved_ids" with scores')
                 ranked[doc] = _number(score, where, "scores", doc)

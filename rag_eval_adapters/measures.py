@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from functools import lru_cache
-from typing import Any, ClassVar, Optional
+from typing import Any, ClassVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, field_validator
@@ -61,7 +61,7 @@ __all__ = [
 ]
 
 
-METRICS: dict[str, type["Metric"]] = {}
+METRICS: dict[str, type[Metric]] = {}
 """The registry: canonical name -> metric class, in documentation order (a class registers itself by
 declaring a ``name``)."""
 
@@ -94,7 +94,7 @@ class Metric(BaseModel):
     """Whether ``rag-eval`` computes it (at every ``--k``) when no metric is named."""
 
     k: Cutoff = None
-    _label: Optional[str] = PrivateAttr(default=None)
+    _label: str | None = PrivateAttr(default=None)
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -110,13 +110,13 @@ class Metric(BaseModel):
 
     @field_validator("k", mode="after")
     @classmethod
-    def _takes_cutoff(cls, value: Optional[int]) -> Optional[int]:
+    def _takes_cutoff(cls, value: int | None) -> int | None:
         if value is not None and not cls.cutoff:
             raise ValueError(f"{cls.name} takes no cutoff; name it without '@k'")
         return value
 
     @classmethod
-    def of(cls, **options: Any) -> "Metric":
+    def of(cls, **options: Any) -> Metric:
         """``cls(**options)``, validated once per distinct set of options (metrics are immutable)."""
         try:
             return _cached(cls, *((name, type(value), value) for name, value in options.items()))
@@ -144,7 +144,7 @@ class Metric(BaseModel):
         """The name this metric was asked for (``"map@100"``), else its :attr:`key`: the name of its column."""
         return (self.__pydantic_private__ or {}).get("_label") or self.key
 
-    def labelled(self, label: str) -> "Metric":
+    def labelled(self, label: str) -> Metric:
         """This metric, reported under ``label``."""
         copy = self.model_copy()
         copy._label = label
@@ -219,12 +219,12 @@ _SUFFIXES = (("granular", True, "_granular"), ("gain", "exponential", "_exp"))
 class _Binary(Metric):
     """A metric of relevant / not relevant, decided by the relevance level."""
 
-    rel: Optional[RelevanceLevel] = None
+    rel: RelevanceLevel | None = None
     """This metric's own relevance level (ir_measures' ``rel``), above 0; None: the evaluation's level."""
 
     @field_validator("rel", mode="after")
     @classmethod
-    def _positive_rel(cls, value: Optional[float]) -> Optional[float]:
+    def _positive_rel(cls, value: float | None) -> float | None:
         if value is not None and not value > 0:
             raise ValueError(f"rel must be above 0, got {value!r}; for levels <= 0 pass relevance_level=")
         return value
@@ -502,7 +502,7 @@ class NDCG(_Graded):
         return judged.ndcg(self.k, self.gain)
 
 
-from ._names import MetricLike, parse_metric, parse_metrics  # noqa: E402  (the parser reads the registry)
+from ._names import MetricLike, parse_metric, parse_metrics  # noqa: E402, F401  (the parser reads the registry; MetricLike re-exported)
 
 
 def metric_names() -> list[str]:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from typing import Any, Optional, Union
+from typing import Any
 
 from ._kernel import Judged
 from ._validation import as_judgments, check_gain, check_grade, check_k, finite
@@ -37,8 +37,8 @@ from .measures import METRICS, Metric
 
 __all__ = [cls.function for cls in METRICS.values()] + ["idcg", "dcg_at_k", "idcg_at_k", "ndcg_at_k"]
 
-Expected = Union[Iterable[Hashable], Mapping[Hashable, float]]
-Retrieved = Union[Sequence[Hashable], Mapping[Hashable, float]]
+Expected = Iterable[Hashable] | Mapping[Hashable, float]
+Retrieved = Sequence[Hashable] | Mapping[Hashable, float]
 
 _PARAMETERS_DOC = """
 Parameters
@@ -80,7 +80,7 @@ def _function(cls: type[Metric]) -> Callable[..., float]:
     function = namespace[cls.function]
     function.__module__ = __name__
     function.__annotations__ = {"retrieved_ids": Retrieved, "expected": Expected, "relevance_level": float,
-                                "query_id": Optional[Hashable], "return": float}
+                                "query_id": Hashable | None, "return": float}
     summary, _, rest = inspect.getdoc(cls).partition("\n")
     function.__doc__ = (
         f"{summary}\n\nThe per-query form of :class:`rag_eval_adapters.measures.{cls.__name__}`.\n"

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Iterator
-from typing import Any, Optional, TextIO
+from typing import Any, TextIO
 
 __all__ = ["tqdm_disabled", "is_terminal", "progress_enabled", "progress_bar"]
 
@@ -29,7 +29,7 @@ def tqdm_disabled() -> bool:
     return os.environ.get("TQDM_DISABLE", "").strip().lower() not in _FALSE
 
 
-def is_terminal(stream: Optional[TextIO]) -> bool:
+def is_terminal(stream: TextIO | None) -> bool:
     """Whether ``stream`` is an interactive terminal (False for files, pipes, closed or odd streams)."""
     try:
         return bool(stream is not None and stream.isatty())
@@ -37,7 +37,7 @@ def is_terminal(stream: Optional[TextIO]) -> bool:
         return False
 
 
-def progress_enabled(stream: Optional[TextIO] = None, requested: Optional[bool] = True) -> bool:
+def progress_enabled(stream: TextIO | None = None, requested: bool | None = True) -> bool:
     """Whether to draw a progress bar on ``stream`` (standard error by default).
 
     Parameters
@@ -60,7 +60,7 @@ def progress_enabled(stream: Optional[TextIO] = None, requested: Optional[bool] 
 class _Silent:
     """Stands in for a tqdm bar when none is drawn: iterates its iterable, counts nothing."""
 
-    def __init__(self, iterable: Optional[Iterable[Any]]) -> None:
+    def __init__(self, iterable: Iterable[Any] | None) -> None:
         self._iterable = iterable
 
     def __iter__(self) -> Iterator[Any]:
@@ -72,7 +72,7 @@ class _Silent:
     def close(self) -> None:
         pass
 
-    def __enter__(self) -> "_Silent":
+    def __enter__(self) -> _Silent:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -80,13 +80,13 @@ class _Silent:
 
 
 def progress_bar(
-    iterable: Optional[Iterable[Any]] = None,
+    iterable: Iterable[Any] | None = None,
     *,
-    total: Optional[int] = None,
-    desc: Optional[str] = None,
+    total: int | None = None,
+    desc: str | None = None,
     unit: str = "it",
-    show: Optional[bool] = True,
-    stream: Optional[TextIO] = None,
+    show: bool | None = True,
+    stream: TextIO | None = None,
 ) -> Any:
     """A tqdm bar over ``iterable`` (or one updated by hand) when :func:`progress_enabled`, else a silent stand-in
     with the same ``update``, ``close``, iteration and ``with`` use.

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Union
 
 from ._sources import Source, open_source
 
@@ -30,7 +30,7 @@ FORMATS = ("trec", "jsonl", "csv", "tsv", "parquet")
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-def detect_format(path: "PathLike | Source") -> str:
+def detect_format(path: PathLike | Source) -> str:
     """The format of ``path``: one of :data:`FORMATS` (see the module docstring)."""
     from .jsonl import first_line
     from .tables import table_format
@@ -44,7 +44,7 @@ def detect_format(path: "PathLike | Source") -> str:
     return "jsonl" if first_line(source).lstrip().startswith("{") else "trec"
 
 
-def read_qrels(path: PathLike, *, format: Optional[str] = None) -> dict[str, dict[str, Union[int, float]]]:
+def read_qrels(path: PathLike, *, format: str | None = None) -> dict[str, dict[str, int | float]]:
     """``{query_id: {doc_id: grade}}`` from a qrels file in any of :data:`FORMATS`.
 
     Parameters
@@ -75,7 +75,7 @@ def read_qrels(path: PathLike, *, format: Optional[str] = None) -> dict[str, dic
     return read_table_qrels(source, format=fmt)
 
 
-def read_run(path: PathLike, *, format: Optional[str] = None) -> dict[str, Any]:
+def read_run(path: PathLike, *, format: str | None = None) -> dict[str, Any]:
     """A run ``{query_id: {doc_id: score}}`` or ``{query_id: [doc_id, ...]}`` from a file in any of :data:`FORMATS`.
 
     ``path`` and ``format`` as for :func:`read_qrels`. TREC runs and scored JSONL or table runs give
@@ -96,7 +96,7 @@ def read_run(path: PathLike, *, format: Optional[str] = None) -> dict[str, Any]:
     return read_table_run(source, format=fmt)
 
 
-def _source_and_format(path: "PathLike | Source", format: Optional[str]) -> tuple[Source, str]:
+def _source_and_format(path: PathLike | Source, format: str | None) -> tuple[Source, str]:
     if format is not None and format not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {format!r}")
     source = open_source(path)

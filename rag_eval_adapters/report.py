@@ -21,7 +21,7 @@ import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
@@ -29,7 +29,7 @@ __all__ = ["Report", "GroupedReport", "GroupStats", "OVERALL", "as_report"]
 
 OVERALL = "all"  # the label of the overall row of a GroupedReport, as trec_eval labels its summary lines
 
-Grouping = Union[str, Mapping[Hashable, Hashable], Callable[[Hashable], Hashable]]
+Grouping = str | Mapping[Hashable, Hashable] | Callable[[Hashable], Hashable]
 
 
 def _key(metric: Any) -> str:
@@ -108,7 +108,7 @@ class Report:
         counts: Mapping[str, int] | None = None,
         relevance_level: float | None = None,
         attributes: Mapping[Hashable, Mapping[str, Any]] | None = None,
-    ) -> "Report":
+    ) -> Report:
         """A report from ``{query_id: {metric key: value}}``.
 
         Parameters
@@ -147,13 +147,13 @@ class Report:
         """Metric key -> mean over the scored queries (``{}`` when none was scored)."""
         if not self.query_ids:
             return {}
-        return dict(zip(self._keys, self.values.mean(axis=0).tolist()))
+        return dict(zip(self._keys, self.values.mean(axis=0).tolist(), strict=False))
 
     @cached_property
     def per_query(self) -> dict[Hashable, dict[str, float]]:
         """Query id -> {metric key -> value}, for the scored queries."""
         keys = self._keys
-        return {q: dict(zip(keys, row)) for q, row in zip(self.query_ids, self.values.tolist())}
+        return {q: dict(zip(keys, row, strict=False)) for q, row in zip(self.query_ids, self.values.tolist(), strict=False)}
 
     def column(self, metric: Any) -> np.ndarray:
         """The per-query values of one metric, in ``query_ids`` order.
@@ -191,7 +191,7 @@ class Report:
         confidence: float = 0.95,
         n_bootstrap: int = 1000,
         seed: int | None = 0,
-    ) -> "GroupedReport":
+    ) -> GroupedReport:
         """Per-group means, counts and confidence intervals of every metric, with the overall row.
 
         Parameters
@@ -236,7 +236,7 @@ class Report:
         name = field if isinstance(field, str) else getattr(field, "__name__", "group")
         return GroupedReport(str(name), self.keys, groups, overall, confidence, n_bootstrap)
 
-    def with_attributes(self, attributes: Mapping[Hashable, Mapping[str, Any]]) -> "Report":
+    def with_attributes(self, attributes: Mapping[Hashable, Mapping[str, Any]]) -> Report:
         """A copy of this report with more per-query attributes (merged over the ones it has)."""
         merged = {q: dict(a) for q, a in self.attributes.items()}
         for q, extra in attributes.items():
@@ -365,15 +365,15 @@ def _bootstrap_interval(values: np.ndarray, confidence: float, n_bootstrap: int,
     return low, high
 
 
-def _stats(label, values, keys, errors, confidence, n_bootstrap, rng) -> "GroupStats":
+def _stats(label, values, keys, errors, confidence, n_bootstrap, rng) -> GroupStats:
     n = values.shape[0]
     if n == 0:
         return GroupStats(label, 0, errors, {}, {}, {})
     mean = values.mean(axis=0)
     low, high = _bootstrap_interval(values, confidence, n_bootstrap, rng)
     return GroupStats(
-        label, n, errors, dict(zip(keys, mean.tolist())), dict(zip(keys, low.tolist())),
-        dict(zip(keys, high.tolist())),
+        label, n, errors, dict(zip(keys, mean.tolist(), strict=False)), dict(zip(keys, low.tolist(), strict=False)),
+        dict(zip(keys, high.tolist(), strict=False)),
     )
 
 

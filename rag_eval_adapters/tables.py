@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import csv
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator, Optional, Union
+from typing import Any, Union
 
 from ._numbers import check_grade, check_score, parse_grade, parse_score, shown
 from ._sources import Source, open_source, text_lines
@@ -49,7 +50,7 @@ def _key(name: str) -> str:
     return "".join(ch for ch in str(name).strip().lower() if ch not in "-_ ")
 
 
-def _find(header: list, names: tuple) -> Optional[int]:
+def _find(header: list, names: tuple) -> int | None:
     keys = [_key(h) for h in header]
     for name in names:
         if name in keys:
@@ -64,7 +65,7 @@ def is_table_header(line: str) -> bool:
             and _find(header, GRADE_COLUMNS + RANK_COLUMNS) is not None)
 
 
-def table_format(source: Source) -> Optional[str]:
+def table_format(source: Source) -> str | None:
     """``"csv"``, ``"tsv"`` or ``"parquet"`` by the file name (``.gz`` aside) or its first bytes; else None."""
     suffix = Path(source.stem_name).suffix
     if suffix in (".parquet", ".pq"):
@@ -94,7 +95,7 @@ def _first_lines(source: Source) -> Iterator[tuple[int, str]]:
         return
 
 
-def read_table_qrels(path: PathLike, *, format: Optional[str] = None) -> dict[str, dict[str, Union[int, float]]]:
+def read_table_qrels(path: PathLike, *, format: str | None = None) -> dict[str, dict[str, int | float]]:
     """``{query_id: {doc_id: grade}}`` from a qrels table (CSV, TSV such as BEIR's, or Parquet).
 
     Parameters
@@ -116,7 +117,7 @@ def read_table_qrels(path: PathLike, *, format: Optional[str] = None) -> dict[st
     if g is None:
         raise ValueError(f"{source}: no grade column; name it one of {', '.join(GRADE_COLUMNS)} "
                          f"(found {', '.join(map(str, header))})")
-    qrels: dict[str, dict[str, Union[int, float]]] = {}
+    qrels: dict[str, dict[str, int | float]] = {}
     for where, row in rows:
         qid, doc = _id(row[q], where, header[q]), _id(row[d], where, header[d])
         try:
@@ -130,7 +131,7 @@ def read_table_qrels(path: PathLike, *, format: Optional[str] = None) -> dict[st
     return qrels
 
 
-def read_table_run(path: PathLike, *, format: Optional[str] = None) -> dict[str, Union[dict[str, float], list[str]]]:
+def read_table_run(path: PathLike, *, format: str | None = None) -> dict[str, dict[str, float] | list[str]]:
     """A run from a table (CSV, TSV or Parquet) with a ``score`` or a ``rank`` column.
 
     Returns ``{query_id: {doc_id: score}}`` with a score column, else ``{query_id: [doc_id, ...]}`` in
@@ -206,7 +207,7 @@ def _rank(value: Any, where: str) -> int:
     return rank
 
 
-def _rows(source: Source, format: Optional[str]):
+def _rows(source: Source, format: str | None):
     """The header and an iterator of ``(where, row)``: CSV/TSV rows with their line, Parquet rows."""
     fmt = format or table_format(source)
     if fmt is None:
@@ -269,7 +270,7 @@ def _parquet_rows(source: Source):
     columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
 
     def rows():
-        for i, row in enumerate(zip(*columns), 1):
+        for i, row in enumerate(zip(*columns, strict=False), 1):
             yield f"{source}: row {i}", row
 
     return header, rows()

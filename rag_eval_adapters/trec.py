@@ -172,7 +172,7 @@ def read_trec_run_table(path: PathLike):
 
 def _table_from_nested(pa, nested: dict, value: str):
     rows = [(q, d, v) for q, docs in nested.items() for d, v in docs.items()]
-    q, d, v = zip(*rows) if rows else ((), (), ())
+    q, d, v = zip(*rows, strict=False) if rows else ((), (), ())
     return pa.table({"query_id": pa.array(q, pa.string()), "doc_id": pa.array(d, pa.string()),
                      value: pa.array(v, pa.float64() if value == "score" else None)})
 
@@ -286,4 +286,4 @@ def _nest(table: Any, value_at: int) -> dict | None:
                                 map(islice, repeat(value_iter), sizes.tolist()))))
     if not np.array_equal(np.fromiter(map(len, groups), dtype=np.int64, count=len(groups)), sizes):
         return None  # a query repeats a document
-    return dict(zip([names[c] for c in codes[np.asarray(bounds[:-1], dtype=np.int64)].tolist()], groups))
+    return dict(zip([names[c] for c in codes[np.asarray(bounds[:-1], dtype=np.int64)].tolist()], groups, strict=False))

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import BeforeValidator, ValidationError, ValidationInfo
@@ -193,7 +193,7 @@ def _flag(value: Any, info: ValidationInfo) -> bool:
     return check_flag(value, info.field_name or "option")
 
 
-Cutoff = Annotated[Optional[int], BeforeValidator(_cutoff)]
+Cutoff = Annotated[int | None, BeforeValidator(_cutoff)]
 """A cutoff: None (the whole ranking) or a positive int."""
 RelevanceLevel = Annotated[float, BeforeValidator(_level)]
 """The lowest grade that counts as relevant: any finite number."""

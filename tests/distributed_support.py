@@ -133,7 +133,7 @@ def random_tables(seed: int, by: str = "score", str_docs: bool = True, int_queri
             scores = rng.integers(0, 4, size=depth).astype(float)  # many ties
             scores[rng.random(depth) < 0.1] = np.inf
             scores[rng.random(depth) < 0.1] = -np.inf
-            run += [(qid(i), did(d), s) for d, s in zip(docs, scores)]
+            run += [(qid(i), did(d), s) for d, s in zip(docs, scores, strict=False)]
         else:
             run += [(qid(i), did(d), float(r + 1)) for r, d in enumerate(docs)]
     qrels.append((qid(7), did(3), math.inf))  # a non-finite grade

@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-
 from openai_server import fake_embedding, openai_server  # noqa: F401
 
 from rag_eval_adapters.answers import (

@@ -6,7 +6,6 @@ import asyncio
 
 import pytest
 from llama_index.core.evaluation import BatchEvalRunner, SemanticSimilarityEvaluator
-
 from offline_embedding import HashingEmbedding
 
 from rag_eval_adapters.answers import exact_match, rouge_l, token_f1
@@ -42,9 +41,9 @@ def test_batch_eval_runner_with_our_lexical_evaluators():
         {"em": ExactMatchEvaluator(), "f1": TokenF1Evaluator(), "rouge_l": RougeLEvaluator(stem=True)}, workers=2
     )
     results = runner.evaluate_response_strs(queries=QUERIES, response_strs=ANSWERS, reference=REFERENCES)
-    assert [r.score for r in results["em"]] == [exact_match(a, r) for a, r in zip(ANSWERS, REFERENCES)] == [0, 1, 0]
-    assert [r.score for r in results["f1"]] == [token_f1(a, r).f1 for a, r in zip(ANSWERS, REFERENCES)]
-    assert [r.score for r in results["rouge_l"]] == [rouge_l(a, r, stem=True).f1 for a, r in zip(ANSWERS, REFERENCES)]
+    assert [r.score for r in results["em"]] == [exact_match(a, r) for a, r in zip(ANSWERS, REFERENCES, strict=False)] == [0, 1, 0]
+    assert [r.score for r in results["f1"]] == [token_f1(a, r).f1 for a, r in zip(ANSWERS, REFERENCES, strict=False)]
+    assert [r.score for r in results["rouge_l"]] == [rouge_l(a, r, stem=True).f1 for a, r in zip(ANSWERS, REFERENCES, strict=False)]
     assert [r.passing for r in results["f1"]] == [r.score >= 0.5 for r in results["f1"]]
 
 
@@ -58,7 +57,7 @@ def test_answer_similarity_beside_llamaindex_semantic_similarity():
         workers=2,
     )
     results = runner.evaluate_response_strs(queries=["q"] * 3, response_strs=answers, reference=references)
-    for ours, theirs in zip(results["ours"], results["theirs"]):
+    for ours, theirs in zip(results["ours"], results["theirs"], strict=False):
         assert ours.score == pytest.approx(max(0.0, theirs.score), abs=1e-9)
         assert ours.passing == (ours.score >= 0.8)
     assert [0 < r.score < 1 for r in results["ours"]] == [True, True, False]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from answer_pairs import pairs
 from squad_v11_oracle import exact_match_score, f1_score, metric_max_over_ground_truths
 

@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from bench_helpers import HashEmbedder, documents, case_records  # noqa: E402
+from bench_helpers import HashEmbedder, case_records, documents  # noqa: E402
 
 from rag_eval_adapters import evaluate, read_trec_qrels, read_trec_run  # noqa: E402
 from rag_eval_adapters.bench import (  # noqa: E402

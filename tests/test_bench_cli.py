@@ -192,8 +192,8 @@ def test_llamaindex_and_langchain_retrievers_in_the_benchmark():
     from langchain_core.documents import Document
     from langchain_core.retrievers import BaseRetriever
     from llama_index.core import VectorStoreIndex
-
     from offline_embedding import HashingEmbedding
+
     from rag_eval_adapters.langchain.chunk_retrievers import LangChainRetriever
     from rag_eval_adapters.llamaindex.chunk_retrievers import LlamaIndexRetriever
 

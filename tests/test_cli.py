@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_support import TINY_QRELS, run_cli, tiny_files, write_jsonl, write_trec_run
 
 from rag_eval_adapters.cli import main
-from cli_support import TINY_QRELS, run_cli, tiny_files, write_jsonl, write_trec_qrels, write_trec_run
 
 DEFAULT_KEYS = [
     f"{m}@{k}" for m in ("hit_rate", "mrr", "precision", "recall", "f1", "ap", "ndcg") for k in (1, 3, 5, 10, 20)

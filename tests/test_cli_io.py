@@ -8,7 +8,6 @@ import json
 import sys
 
 import pytest
-
 from cli_support import TINY_QRELS, TINY_RUN, run_cli, tiny_files, write_jsonl
 
 from rag_eval_adapters import evaluate, read_qrels, read_run, read_table_qrels, read_table_run
@@ -34,11 +33,11 @@ def test_huge_numbers_in_jsonl_are_errors_naming_the_line(tmp_path):
     q.write_text('{"query_id": "a", "relevance": {"d": 1}}\n{"query_id": "b", "relevance": {"d": 1e400}}\n')
     with pytest.raises(ValueError, match=r"q.jsonl:2: \"relevance\" for 'd': the grade inf is out of range"):
         read_jsonl_qrels(q)
-    q.write_text('{"query_id": "a", "relevance": {"d": %s}}\n' % BIG)
+    q.write_text(f'{{"query_id": "a", "relevance": {{"d": {BIG}}}}}\n')
     with pytest.raises(ValueError, match=r"q.jsonl:1: \"relevance\" for 'd': the grade '9+'\.\.\. \(400 char"):
         read_jsonl_qrels(q)
     r = tmp_path / "r.jsonl"
-    r.write_text('{"query_id": "a", "scores": {"d": %s}}\n' % BIG)
+    r.write_text(f'{{"query_id": "a", "scores": {{"d": {BIG}}}}}\n')
     with pytest.raises(ValueError, match=r"r.jsonl:1: \"scores\" for 'd' must be a finite number"):
         read_jsonl_run(r)
     r.write_text('{"query_id": "a", "retrieved_ids": ["d"], "scores": [1e400]}\n')
@@ -48,8 +47,7 @@ def test_huge_numbers_in_jsonl_are_errors_naming_the_line(tmp_path):
 
 def test_deeply_nested_jsonl_is_an_error_naming_the_line(tmp_path):
     r = tmp_path / "r.jsonl"
-    r.write_text('{"query_id": "a", "retrieved_ids": ["d"]}\n{"query_id": "b", "x": %s%s}\n'
-                 % ("[" * 100_000, "]" * 100_000))
+    r.write_text('{{"query_id": "a", "retrieved_ids": ["d"]}}\n{{"query_id": "b", "x": {}{}}}\n'.format("[" * 100_000, "]" * 100_000))
     with pytest.raises(ValueError, match=r"r.jsonl:2: the JSON is nested too deeply to read"):
         read_jsonl_run(r)
 

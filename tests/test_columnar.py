@@ -28,7 +28,7 @@ def to_columns(nested, value, rng=None):
     rows = [(q, d, v) for q, docs in nested.items() for d, v in docs.items()]
     if rng is not None:
         rows = [rows[i] for i in rng.permutation(len(rows))]
-    q, d, v = zip(*rows)
+    q, d, v = zip(*rows, strict=False)
     return {"query_id": np.array(q, dtype=object), "doc_id": np.array(d, dtype=object), value: np.array(v)}
 
 
@@ -60,7 +60,7 @@ def test_ranks_equal_evaluate_from_lists_with_repeated_ids():
         ranked[q] = ids
     rows = [(q, d, r) for q, ids in ranked.items() for r, d in enumerate(ids, 1)]
     rows = [rows[i] for i in rng.permutation(len(rows))]
-    q, d, r = zip(*rows)
+    q, d, r = zip(*rows, strict=False)
     rcols = {"query_id": list(q), "doc_id": list(d), "rank": np.array(r)}
     ours = evaluate_columns(to_columns(qrels, "grade"), rcols, METRICS)
     assert_same_report(ours, evaluate(qrels, ranked, METRICS))

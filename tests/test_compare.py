@@ -10,12 +10,11 @@ import math
 
 import numpy as np
 import pytest
+from cli_support import paired_collection, run_cli, write_jsonl, write_trec_qrels, write_trec_run
 from scipy import stats
 
 from rag_eval_adapters import evaluate
 from rag_eval_adapters.compare import compare_per_query, compare_reports, paired_test
-from cli_support import paired_collection, run_cli, write_jsonl, write_trec_qrels, write_trec_run
-
 
 # ---------------------------------------------------------------- the statistics
 
@@ -135,7 +134,7 @@ def test_compare_reports_aligns_queries_in_any_order_and_leaves_out_errors():
     a, b = rng.random((30, 2)), rng.random((30, 2))
     shuffled = rng.permutation(30)
     same = {"A": Report(["m", "k"], ids, a), "B": Report(["m", "k"], [ids[i] for i in shuffled], b[shuffled])}
-    per_query = {name: dict(zip(ids, ({"m": x, "k": y} for x, y in v))) for name, v in (("A", a), ("B", b))}
+    per_query = {name: dict(zip(ids, ({"m": x, "k": y} for x, y in v), strict=False)) for name, v in (("A", a), ("B", b))}
     options = dict(n_permutations=400, n_bootstrap=400, seed=2)
     assert compare_reports(same, **options) == compare_per_query(per_query, ["m", "k"], **options)
     order = [ids[i] for i in shuffled]

@@ -14,9 +14,10 @@ pq = pytest.importorskip("pyarrow.parquet")
 ray = pytest.importorskip("ray")
 pytest.importorskip("ray.data")
 
+from distributed_support import METRICS, random_tables  # noqa: E402
+
 from rag_eval_adapters import evaluate_columns  # noqa: E402
 from rag_eval_adapters.distributed import evaluate_ray  # noqa: E402
-from distributed_support import METRICS, random_tables  # noqa: E402
 
 TESTS = Path(__file__).resolve().parent
 
@@ -42,7 +43,7 @@ def local_ray():
 
 def chunks(frame, n):
     bounds = np.linspace(0, len(frame), n + 1).astype(int)
-    return [frame.iloc[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    return [frame.iloc[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=False)]
 
 
 def per_query_of(result):

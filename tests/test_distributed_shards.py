@@ -12,9 +12,10 @@ import pytest
 pd = pytest.importorskip("pandas")
 pa = pytest.importorskip("pyarrow")
 
+from distributed_support import METRICS, random_tables  # noqa: E402
+
 from rag_eval_adapters import evaluate_columns  # noqa: E402
 from rag_eval_adapters.distributed import STATUS_COLUMNS, Combined, combine, score_shard, shard_of  # noqa: E402
-from distributed_support import METRICS, random_tables  # noqa: E402
 
 
 def cogroup(qrels, run, shards, fn):
@@ -87,7 +88,7 @@ def test_combine_rejects_other_tables_and_other_metrics():
 def test_shard_of_is_stable_across_processes_and_id_types():
     ids = ["q1", "q2", "query three", "é", "q1"]
     here = shard_of(ids, 16).tolist()
-    code = "from rag_eval_adapters.distributed import shard_of; print(shard_of(%r, 16).tolist())" % (ids,)
+    code = f"from rag_eval_adapters.distributed import shard_of; print(shard_of({ids!r}, 16).tolist())"
     for seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)

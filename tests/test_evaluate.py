@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from rag_eval_adapters import NDCG, MRR, evaluate, metrics
+from rag_eval_adapters import MRR, NDCG, evaluate, metrics
 
 QRELS = {
     "q1": {"d1": 1, "d2": 2, "d3": 0},

@@ -6,13 +6,14 @@ included, so chunk boundaries are crossed.
 """
 
 from collections.abc import Mapping
-from fractions import Fraction
 from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
-from rag_eval_adapters import evaluate, metrics as fn
+from rag_eval_adapters import evaluate
+from rag_eval_adapters import metrics as fn
 from rag_eval_adapters.measures import parse_metrics
 
 ALL = [
@@ -269,7 +270,7 @@ def test_agrees_with_pytrec_eval_across_many_chunks():
     theirs = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut.10", "P.5", "recip_rank"}).evaluate(run)
     report = evaluate(qrels, run, ["ap", "ndcg@10", "precision@5", "mrr"], missing="skip")
     assert set(report.query_ids) == set(theirs)
-    for qid, row in zip(report.query_ids, report.values):
+    for qid, row in zip(report.query_ids, report.values, strict=False):
         expected = [theirs[qid][k] for k in ("map", "ndcg_cut_10", "P_5", "recip_rank")]
         np.testing.assert_allclose(row, expected, rtol=0, atol=1e-9)
 

@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rag_eval_adapters import evaluate, evaluate_columns, metrics as fn, query_details
+from rag_eval_adapters import evaluate, evaluate_columns, query_details
+from rag_eval_adapters import metrics as fn
 
 INF = math.inf
 

@@ -8,10 +8,10 @@ import math
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Callable, Optional
 
 import pytest
 from llama_index.core.base.base_retriever import BaseRetriever
@@ -19,9 +19,9 @@ from llama_index.core.evaluation import RetrieverEvaluator
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from rag_eval_adapters.llamaindex import (
-    HitRate,
     MRR,
     DatasetEvaluation,
+    HitRate,
     Recall,
     aevaluate_dataset,
     evaluate_dataset,
@@ -44,7 +44,7 @@ class KeywordRetriever(BaseRetriever):
     """
 
     def __init__(self, delay: Callable[[str], float] = lambda q: 0.0, top_k: int = 2,
-                 hook: Optional[Callable[[str], None]] = None) -> None:
+                 hook: Callable[[str], None] | None = None) -> None:
         super().__init__()
         self.nodes = [TextNode(id_=node_id, text=text) for node_id, text in CORPUS.items()]
         self.delay, self.top_k, self.hook = delay, top_k, hook
@@ -133,7 +133,7 @@ def test_metric_errors_are_recorded_and_the_rest_scored():
 class Row:
     query: str
     expected_ids: list
-    expected_texts: Optional[list] = None
+    expected_texts: list | None = None
 
 
 def test_dataset_forms_mappings_objects_generators_and_jsonl(tmp_path: Path):

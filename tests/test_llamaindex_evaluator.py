@@ -9,10 +9,9 @@ from llama_index.core import VectorStoreIndex
 from llama_index.core.evaluation import RetrieverEvaluator, get_retrieval_results_df
 from llama_index.core.evaluation.retrieval import metrics as li
 from llama_index.core.schema import TextNode
-
 from offline_embedding import HashingEmbedding
-from rag_eval_adapters import llamaindex as ours
 
+from rag_eval_adapters import llamaindex as ours
 
 CORPUS = {
     "paris": "Paris is the capital of France and sits on the Seine.",

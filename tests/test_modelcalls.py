@@ -12,6 +12,7 @@ import warnings
 
 import openai
 import pytest
+from openai_server import FakeOpenAIServer, fail, fake_embedding, openai_server  # noqa: F401
 
 from rag_eval_adapters.modelcalls import (
     CacheError,
@@ -30,8 +31,6 @@ from rag_eval_adapters.modelcalls import (
     lookup_quietly,
     store_quietly,
 )
-
-from openai_server import FakeOpenAIServer, fail, fake_embedding, openai_server  # noqa: F401
 
 
 def test_keys_separate_every_part_and_cannot_collide_through_separators():

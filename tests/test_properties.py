@@ -106,7 +106,7 @@ def test_the_llamaindex_metrics_are_finite_and_equal_the_core(judged, run, level
     from rag_eval_adapters.llamaindex import metrics_from_names
 
     ranking = list(run)  # the adapters take ranked lists
-    for metric, name in zip(metrics_from_names(BOUNDED, relevance_level=level), BOUNDED):
+    for metric, name in zip(metrics_from_names(BOUNDED, relevance_level=level), BOUNDED, strict=False):
         result = metric.compute(expected_ids=list(judged), retrieved_ids=ranking, expected_relevance=judged)
         assert in_unit_interval([result.score])
         assert result.score == parse_metric(name).score(ranking, judged, relevance_level=level)
@@ -120,6 +120,6 @@ def test_the_langchain_evaluators_are_finite_and_equal_the_core(judged, run, lev
     ranking = list(run)
     results = RetrievalMetricsEvaluator(BOUNDED, relevance_level=level)(
         outputs=ranking, reference_outputs={"expected_ids": judged})
-    for result, name in zip(results, BOUNDED):
+    for result, name in zip(results, BOUNDED, strict=False):
         assert in_unit_interval([result["score"]])
         assert result["score"] == parse_metric(name).score(ranking, judged, relevance_level=level)

@@ -139,9 +139,8 @@ def test_renderers_and_compare_refuse_what_is_not_a_report():
 
 def test_dataset_evaluation_to_report_keeps_ids_errors_and_row_fields():
     pytest.importorskip("llama_index.core")
-    from llama_index.core.evaluation import RetrieverEvaluator
-
     from llama_index.core.base.base_retriever import BaseRetriever
+    from llama_index.core.evaluation import RetrieverEvaluator
     from llama_index.core.schema import NodeWithScore, TextNode
 
     from rag_eval_adapters.llamaindex import MRR, evaluate_dataset

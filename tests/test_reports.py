@@ -7,6 +7,7 @@ import io
 import json
 
 import pytest
+from cli_support import TINY_QRELS, TINY_RUN, paired_collection
 
 from rag_eval_adapters import evaluate
 from rag_eval_adapters.compare import compare_reports
@@ -18,7 +19,6 @@ from rag_eval_adapters.reports import (
     split_key,
     worst_queries,
 )
-from cli_support import TINY_QRELS, TINY_RUN, paired_collection
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

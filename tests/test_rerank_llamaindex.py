@@ -18,8 +18,8 @@ from llama_index.core.evaluation import RetrieverEvaluator
 from llama_index.core.evaluation.retrieval import metrics as li
 from llama_index.core.evaluation.retrieval.metrics_base import BaseRetrievalMetric
 from llama_index.core.schema import TextNode
-
 from offline_embedding import HashingEmbedding
+
 from rag_eval_adapters.llamaindex import (
     CohereRerankRelevancyMetric,
     HitRate,

@@ -58,7 +58,7 @@ def sentence_chunks():
     chunks = []
     for doc_id, text in DOCS.items():
         cuts = [0] + [m.end() for m in re.finditer(r"(?<=[.。])\s*", text) if 0 < m.end() < len(text)] + [len(text)]
-        for i, (start, end) in enumerate(zip(cuts, cuts[1:])):
+        for i, (start, end) in enumerate(zip(cuts, cuts[1:], strict=False)):
             chunks.append({"chunk_id": f"{doc_id}-{i}", "text": text[start:end], "doc_id": doc_id, "start": start})
     return chunks
 

@@ -9,12 +9,12 @@ import math
 
 import numpy as np
 import pytest
+from cli_support import run_cli, write_trec_qrels, write_trec_run
 
 from rag_eval_adapters import MRR, NDCG, Precision, evaluate, evaluate_columns
-from rag_eval_adapters import metrics as m
 from rag_eval_adapters import llamaindex as li
+from rag_eval_adapters import metrics as m
 from rag_eval_adapters.langchain import MRREvaluator, NDCGEvaluator, PrecisionEvaluator
-from cli_support import run_cli, write_trec_qrels, write_trec_run
 
 NAN = float("nan")
 QRELS = {"q1": {"d1": 1, "d2": 2}, "q2": {"d5": 1}}

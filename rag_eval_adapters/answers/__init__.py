@@ -29,8 +29,8 @@ from .metrics import (
     parse_answer_metric,
     parse_answer_metrics,
 )
-from .openai_embedder import OpenAIEmbedder
 from .normalize import CJK_RANGES, ROUGE, SQUAD, Normalization
+from .openai_embedder import OpenAIEmbedder
 from .semantic import semantic_similarity
 
 __all__ = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any, Union
+from typing import Any
 
 from ..modelcalls import CallCache, InMemoryCache, cache_key, finite_vector, lookup_quietly, open_cache, store_quietly
 from .embedders import Embedder, as_matrix
@@ -34,7 +34,7 @@ class CachedEmbedder:
         Vectors served from the cache and vectors computed, since construction.
     """
 
-    def __init__(self, embedder: Embedder, cache: Union[CallCache, str, os.PathLike, None] = None) -> None:
+    def __init__(self, embedder: Embedder, cache: CallCache | str | os.PathLike | None = None) -> None:
         if not isinstance(embedder, Embedder):
             raise TypeError(f"embedder must have embed_queries and embed_passages, got {type(embedder).__name__}")
         name = getattr(embedder, "name", None)
@@ -51,12 +51,12 @@ class CachedEmbedder:
         texts = list(texts)
         keys = [cache_key(self.name, {"side": side, "text": t}) for t in texts]
         found = lookup_quietly(self.cache, keys, finite_vector())
-        todo = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in found))
+        todo = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=False) if k not in found))
         self.hits += sum(1 for k in keys if k in found)
         if todo:
             method = self.embedder.embed_queries if side == "query" else self.embedder.embed_passages
             matrix = as_matrix(method(todo), len(todo), f"{type(self.embedder).__name__}.{method.__name__}")
-            new = {cache_key(self.name, {"side": side, "text": t}): row.tolist() for t, row in zip(todo, matrix)}
+            new = {cache_key(self.name, {"side": side, "text": t}): row.tolist() for t, row in zip(todo, matrix, strict=False)}
             self.misses += len(todo)
             store_quietly(self.cache, new)
             found.update(new)
@@ -74,7 +74,7 @@ class CachedEmbedder:
         return f"CachedEmbedder({self.embedder!r}, cache={self.cache!r}, hits={self.hits}, misses={self.misses})"
 
 
-def cached(embedder: Any, cache: Union[CallCache, str, os.PathLike, None] = None) -> CachedEmbedder:
+def cached(embedder: Any, cache: CallCache | str | os.PathLike | None = None) -> CachedEmbedder:
     """``embedder`` itself when already a :class:`CachedEmbedder` (and no other cache is asked for), else wrapped."""
     if isinstance(embedder, CachedEmbedder) and cache is None:
         return embedder

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from typing import Any, Optional, Union
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +36,7 @@ class AnswerRecord:
                 f"references={self.references!r:.60}, attributes={self.attributes!r})")
 
 
-def _record(item: Any, index: int) -> tuple[Hashable, Union[AnswerRecord, str]]:
+def _record(item: Any, index: int) -> tuple[Hashable, AnswerRecord | str]:
     """The query id and the record, or the query id and an error message (``ValueError`` without an id)."""
     if not isinstance(item, Mapping):
         raise TypeError(f"record {index} must be a mapping with query_id, prediction and reference(s), "
@@ -68,7 +68,7 @@ def _semantic(records: list[AnswerRecord], metric: SemanticSimilarity, embedder:
     try:
         values = similarity_batch([r.prediction for r in records], [r.references for r in records],
                                   embedder, side=metric.side)
-        return {r.query_id: float(v) for r, v in zip(records, values)}
+        return {r.query_id: float(v) for r, v in zip(records, values, strict=False)}
     except Exception:  # noqa: BLE001 - isolate the failing records, keep the others
         pass
     out = {}
@@ -82,8 +82,8 @@ def _semantic(records: list[AnswerRecord], metric: SemanticSimilarity, embedder:
 
 def evaluate_answers(
     records: Iterable[Mapping[str, Any]],
-    metrics: Union[str, AnswerMetric, Iterable[Union[str, AnswerMetric]]] = ("em", "f1", "rouge_l"),
-    embedder: Optional[Embedder] = None,
+    metrics: str | AnswerMetric | Iterable[str | AnswerMetric] = ("em", "f1", "rouge_l"),
+    embedder: Embedder | None = None,
     *,
     cache: Any = None,
     progress: bool = True,
@@ -154,7 +154,7 @@ def evaluate_answers(
                   errors, counts, relevance_level=None, attributes={q: a for q, a in attributes.items() if a})
 
 
-def _score(valid: list[AnswerRecord], measures: Sequence[AnswerMetric], embedder: Optional[Embedder],
+def _score(valid: list[AnswerRecord], measures: Sequence[AnswerMetric], embedder: Embedder | None,
            errors: dict[Hashable, str], progress: bool) -> list[dict[Hashable, float]]:
     columns: list[dict[Hashable, float]] = [{} for _ in measures]
     lexical = [(j, m) for j, m in enumerate(measures) if not m.needs_embedder]

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import NamedTuple, Union
+from typing import NamedTuple
 
 from .normalize import ROUGE, SQUAD, Normalization
 from .stemming import stem_tokens
 
 __all__ = ["Overlap", "exact_match", "token_f1", "rouge_l", "check_references", "lcs_length"]
 
-References = Union[str, Sequence[str]]
+References = str | Sequence[str]
 
 
 class Overlap(NamedTuple):

@@ -9,8 +9,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, Literal, Optional, Union
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Literal
 
 from .embedders import Embedder
 from .lexical import exact_match, rouge_l, token_f1
@@ -43,7 +43,7 @@ class AnswerMetric:
         """The column name in reports and the feedback key in LangSmith."""
         return self.name
 
-    def score(self, prediction: str, references: Any, embedder: Optional[Embedder] = None) -> float:
+    def score(self, prediction: str, references: Any, embedder: Embedder | None = None) -> float:
         """The metric for one answer against its reference(s)."""
         raise NotImplementedError
 
@@ -68,7 +68,7 @@ class ExactMatch(AnswerMetric):
     name: ClassVar[str] = "em"
     normalization: Normalization = SQUAD
 
-    def score(self, prediction: str, references: Any, embedder: Optional[Embedder] = None) -> float:
+    def score(self, prediction: str, references: Any, embedder: Embedder | None = None) -> float:
         return exact_match(prediction, references, normalization=self.normalization)
 
 
@@ -87,7 +87,7 @@ class TokenF1(AnswerMetric):
     def key(self) -> str:
         return "f1" if self.part == "f1" else f"token_{self.part}"
 
-    def score(self, prediction: str, references: Any, embedder: Optional[Embedder] = None) -> float:
+    def score(self, prediction: str, references: Any, embedder: Embedder | None = None) -> float:
         return getattr(token_f1(prediction, references, normalization=self.normalization), self.part)
 
 
@@ -107,7 +107,7 @@ class RougeL(AnswerMetric):
     def key(self) -> str:
         return "rouge_l" + ("_stem" if self.stem else "") + ("" if self.part == "f1" else f"_{self.part}")
 
-    def score(self, prediction: str, references: Any, embedder: Optional[Embedder] = None) -> float:
+    def score(self, prediction: str, references: Any, embedder: Embedder | None = None) -> float:
         overlap = rouge_l(prediction, references, stem=self.stem, normalization=self.normalization)
         return getattr(overlap, self.part)
 
@@ -124,7 +124,7 @@ class SemanticSimilarity(AnswerMetric):
         if self.side not in ("query", "passage"):
             raise ValueError(f"side must be 'query' or 'passage', got {self.side!r}")
 
-    def score(self, prediction: str, references: Any, embedder: Optional[Embedder] = None) -> float:
+    def score(self, prediction: str, references: Any, embedder: Embedder | None = None) -> float:
         if embedder is None:
             raise ValueError("semantic_similarity needs an embedder, e.g. embedder=E5Embedder()")
         return semantic_similarity(prediction, references, embedder, side=self.side)
@@ -151,7 +151,7 @@ def answer_metric_names() -> list[str]:
     return list(_NAMES)
 
 
-def parse_answer_metric(metric: Union[str, AnswerMetric]) -> AnswerMetric:
+def parse_answer_metric(metric: str | AnswerMetric) -> AnswerMetric:
     """An :class:`AnswerMetric` from its name (``"em"``, ``"f1"``, ``"rouge_l_stem"``...) or itself."""
     if isinstance(metric, AnswerMetric):
         return metric
@@ -164,7 +164,7 @@ def parse_answer_metric(metric: Union[str, AnswerMetric]) -> AnswerMetric:
     return found
 
 
-def parse_answer_metrics(metrics: Union[str, AnswerMetric, Iterable[Union[str, AnswerMetric]]]) -> list[AnswerMetric]:
+def parse_answer_metrics(metrics: str | AnswerMetric | Iterable[str | AnswerMetric]) -> list[AnswerMetric]:
     """A list of :class:`AnswerMetric` from names or objects, duplicates (same key) dropped."""
     items = [metrics] if isinstance(metrics, (str, AnswerMetric)) else list(metrics)
     out: dict[str, AnswerMetric] = {}

@@ -28,8 +28,8 @@ import sys
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Literal, Optional
+from functools import cache
+from typing import Literal
 
 __all__ = ["Normalization", "SQUAD", "ROUGE", "CJK_RANGES"]
 
@@ -70,7 +70,7 @@ def _class_of(predicate) -> str:
     return "".join(parts)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _punctuation_re() -> re.Pattern:
     """Unicode punctuation (category P*) and ASCII ``string.punctuation`` (built on first use)."""
     ascii_punct = set(string.punctuation)
@@ -79,7 +79,7 @@ def _punctuation_re() -> re.Pattern:
     )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _separator_re() -> re.Pattern:
     """Every character that is not a letter, a number or a combining mark (built on first use)."""
     return re.compile("[" + _class_of(lambda c: unicodedata.category(c)[0] not in "LNM") + "]+")
@@ -106,7 +106,7 @@ class Normalization:
         white space.
     """
 
-    unicode_form: Optional[Literal["NFKC", "NFC", "NFKD", "NFD"]] = "NFKC"
+    unicode_form: Literal["NFKC", "NFC", "NFKD", "NFD"] | None = "NFKC"
     casefold: bool = True
     punctuation: Literal["remove", "split", "keep"] = "remove"
     articles: tuple[str, ...] = ("a", "an", "the")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Optional
+from typing import Any
 
 __all__ = ["OpenAIEmbedder"]
 
@@ -33,9 +33,9 @@ class OpenAIEmbedder:
         model: str = "text-embedding-3-small",
         *,
         client: Any = None,
-        base_url: Optional[str] = None,
-        api_key: Optional[str] = None,
-        dimensions: Optional[int] = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        dimensions: int | None = None,
         batch_size: int = 256,
         query_prefix: str = "",
         passage_prefix: str = "",

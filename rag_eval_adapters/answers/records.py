@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any
 
 __all__ = ["read_jsonl_records", "join_answer_records"]
 
-PathLike = Union[str, Path]
+PathLike = str | Path
 
 
 def read_jsonl_records(path: PathLike, what: str = "records") -> dict[str, dict[str, Any]]:
@@ -52,7 +52,7 @@ def read_jsonl_records(path: PathLike, what: str = "records") -> dict[str, dict[
 
 
 def join_answer_records(
-    predictions: PathLike, references: Optional[PathLike] = None
+    predictions: PathLike, references: PathLike | None = None
 ) -> tuple[list[dict[str, Any]], int]:
     """The records to score (in references order) and the number of predictions without a reference.
 

@@ -65,7 +65,7 @@ def similarity_batch(
             unique.setdefault(text, len(unique))
     vectors = embed(embedder, list(unique), side)
     out = np.empty(len(predictions), dtype=np.float64)
-    for i, (pred, refs) in enumerate(zip(predictions, references)):
+    for i, (pred, refs) in enumerate(zip(predictions, references, strict=False)):
         p = vectors[unique[pred]]
         best = max(float(vectors[unique[r]] @ p) for r in refs)
         out[i] = min(1.0, max(0.0, best))

@@ -7,13 +7,13 @@ are (the Porter algorithm is for English).
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Callable
+from collections.abc import Callable
+from functools import cache, lru_cache
 
 __all__ = ["porter_stem", "stem_tokens"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _stemmer() -> Callable[[str], str]:
     try:
         from nltk.stem.porter import PorterStemmer

@@ -5,7 +5,8 @@ about 0.75)."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 __all__ = ["ANSWER_METRICS", "score_answers"]
 

@@ -13,7 +13,8 @@ protocol (:func:`rag_eval_adapters.testsets.as_chat_llm`: a LlamaIndex ``LLM``, 
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -30,7 +30,7 @@ def plot_by_type(bench: Any, path: Path) -> Path:
     fig, axes = plt.subplots(len(metrics), 1, figsize=(max(7, 1.1 * len(names) + 2), 3.6 * len(metrics)),
                              squeeze=False)
     width = 0.8 / len(types)
-    for ax, metric in zip(axes[:, 0], metrics):
+    for ax, metric in zip(axes[:, 0], metrics, strict=False):
         for i, qtype in enumerate(types):
             values = [r.report.mean[metric] if qtype == "all" else r.by_type.mean(metric).get(qtype, 0.0)
                       for r in bench.results]
@@ -56,7 +56,7 @@ def plot_vs_k(bench: Any, path: Path) -> Path:
     ncols = 3
     fig, axes = plt.subplots(math.ceil(len(families) / ncols), ncols, figsize=(15, 8), squeeze=False)
     flat = axes.ravel()
-    for ax, family in zip(flat, families):
+    for ax, family in zip(flat, families, strict=False):
         for r in bench.results:
             ax.plot(ks, [r.report.mean[f"{family}@{k}"] for k in ks], marker="o", label=r.name,
                     linestyle="--" if r.reranker else "-")

@@ -15,8 +15,9 @@ mistaken for chunks of another.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from .inputs import Document
 
@@ -52,7 +53,7 @@ def chunk_id(doc_id: str, chunking: str, index: int) -> str:
     return re.sub(r"\s", "_", f"{doc_id}#{chunking}#{index}")
 
 
-def locate_chunks(document: Document, chunking: str, pieces: Sequence[tuple[str, Optional[int]]]) -> list[Chunk]:
+def locate_chunks(document: Document, chunking: str, pieces: Sequence[tuple[str, int | None]]) -> list[Chunk]:
     """Chunks from ``(text, start or None)`` pieces of one document, finding missing offsets in its text.
 
     A piece whose offset is unknown is searched for from the previous piece's start onwards; a piece not

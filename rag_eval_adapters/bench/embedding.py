@@ -9,8 +9,9 @@ embeds nothing it has seen.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -29,7 +30,7 @@ class CachedEmbedder:
     the shared model-call layer): in memory, or in ``cache_dir/embeddings.sqlite`` across runs. Returns numpy
     matrices and counts what it computed and what it reused."""
 
-    def __init__(self, embedder: Any, cache_dir: Optional[str | os.PathLike] = None) -> None:
+    def __init__(self, embedder: Any, cache_dir: str | os.PathLike | None = None) -> None:
         from ..answers import CachedEmbedder as SharedCache
 
         if not isinstance(getattr(embedder, "name", None), str):

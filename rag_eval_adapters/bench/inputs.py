@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+from typing import Any
 
 __all__ = ["Document", "Span", "Case", "load_documents", "load_cases", "cases_from_records", "sha256_text"]
 
 QUERY_TYPES = ("literal", "paraphrase", "scenario")
-PathLike = Union[str, Path]
+PathLike = str | Path
 
 
 def sha256_text(text: str) -> str:
@@ -60,11 +61,11 @@ class Case:
     query_id: str
     query: str
     query_type: str = "literal"
-    answer: Optional[str] = None
+    answer: str | None = None
     spans: tuple[Span, ...] = ()
     expected_texts: tuple[str, ...] = ()
     chunk_ids: tuple[str, ...] = ()
-    line: Optional[int] = None
+    line: int | None = None
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -76,7 +77,7 @@ class Case:
 # ------------------------------------------------------------------------------------------ documents
 
 
-def load_documents(source: Union[PathLike, Iterable[Any]]) -> list[Document]:
+def load_documents(source: PathLike | Iterable[Any]) -> list[Document]:
     """Documents from a JSONL file, a folder of ``.txt``/``.md`` files, or an iterable of records.
 
     Records are :class:`Document` objects or mappings with ``doc_id`` (or ``id``) and ``text``.
@@ -160,7 +161,7 @@ def cases_from_records(records: Iterable[Any]) -> list[Case]:
 def _checked(cases: list[Case], where: str) -> list[Case]:
     if not cases:
         raise ValueError(f"{where} holds no test case")
-    seen: dict[str, Optional[int]] = {}
+    seen: dict[str, int | None] = {}
     for case in cases:
         if case.query_id in seen:
             raise ValueError(f"{where}: query_id {case.query_id!r} appears twice (line {seen[case.query_id]} "
@@ -169,7 +170,7 @@ def _checked(cases: list[Case], where: str) -> list[Case]:
     return cases
 
 
-def _string(row: Mapping[str, Any], name: str, where: str, required: bool = True) -> Optional[str]:
+def _string(row: Mapping[str, Any], name: str, where: str, required: bool = True) -> str | None:
     value = row.get(name)
     if value is None and not required:
         return None
@@ -210,7 +211,7 @@ def _spans(row: Mapping[str, Any], where: str) -> tuple[Span, ...]:
     return tuple(spans)
 
 
-def _case(row: Any, where: str, line: Optional[int]) -> Case:
+def _case(row: Any, where: str, line: int | None) -> Case:
     if not isinstance(row, Mapping):
         raise ValueError(f"{where}: a test case is a JSON object, got {type(row).__name__}")
     query_id = _string(row, "query_id", where)

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any
 
 from ..progress import progress_bar
 from .answering import ExtractiveAnswerer
@@ -34,7 +35,7 @@ class BenchSettings:
     ks: tuple[int, ...] = (1, 3, 5, 10, 20)
     candidates: int = 50
     eval_mode: str = "all"
-    e2e_limit: Optional[int] = 20
+    e2e_limit: int | None = 20
     answer_k: int = 3
     permutations: int = 2000
     worst: int = 5
@@ -69,7 +70,7 @@ class BenchResult:
     timings: dict[str, float] = field(default_factory=dict)
     usage: dict[str, Any] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)
-    output_dir: Optional[Path] = None
+    output_dir: Path | None = None
     provenance: dict[str, Any] = field(default_factory=dict)
 
     def result(self, name: str) -> ConfigResult:
@@ -84,7 +85,7 @@ class BenchResult:
                 f"output_dir={str(self.output_dir) if self.output_dir else None!r})")
 
 
-def _progress(iterable: Iterable, desc: str, total: Optional[int], enabled: bool) -> Iterable:
+def _progress(iterable: Iterable, desc: str, total: int | None, enabled: bool) -> Iterable:
     return progress_bar(iterable, total=total, desc=desc, show=enabled)
 
 
@@ -114,7 +115,7 @@ def _run_retriever(retriever: Any, chunks: list[Chunk], cases: list[Case], depth
     for i in _progress(range(0, len(cases), batch), f"{retriever.name}: retrieving",
                        (len(cases) + batch - 1) // batch, show):
         hits.extend(index.search([c.query for c in cases[i:i + batch]], depth))
-    return {c.query_id: h for c, h in zip(cases, hits)}, time.perf_counter() - start
+    return {c.query_id: h for c, h in zip(cases, hits, strict=False)}, time.perf_counter() - start
 
 
 def _configs_for_chunking(name: str, chunks: list[Chunk], cases: list[Case], qrels: dict, retrievers: list,
@@ -177,11 +178,11 @@ def run_bench(
     chunkings: Sequence[Any] = ("256:32", "512:64"),
     retrievers: Sequence[Any] = ("bm25", "e5", "hybrid"),
     rerankers: Sequence[Any] = (),
-    settings: Optional[BenchSettings] = None,
+    settings: BenchSettings | None = None,
     answerer: Any = "extractive",
     embedder: Any = None,
-    output_dir: Optional[str | os.PathLike] = None,
-    cache_dir: Optional[str | os.PathLike] = None,
+    output_dir: str | os.PathLike | None = None,
+    cache_dir: str | os.PathLike | None = None,
     show_progress: bool = False,
 ) -> BenchResult:
     """Benchmark every chunking x retriever (x reranker) on a test set; write the report folder.

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..rerank import LexicalScorer
 from .retrievers import Hits, trec_order
@@ -12,7 +13,7 @@ __all__ = ["rerank_hits", "resolve_reranker", "RERANKER_NAMES"]
 RERANKER_NAMES = ("lexical", "e5", "cohere")
 
 
-def resolve_reranker(spec: Any, embedder: Optional[Any] = None) -> Any:
+def resolve_reranker(spec: Any, embedder: Any | None = None) -> Any:
     """A scorer from a name (``lexical``, ``e5``, ``cohere``) or any ``RelevanceScorer`` (returned as is)."""
     if not isinstance(spec, str):
         if not hasattr(spec, "score"):
@@ -43,4 +44,4 @@ def rerank_hits(query: str, hits: Sequence[tuple[str, float]], texts: Mapping[st
     if len(scores) != len(ids):
         raise ValueError(f"reranker {getattr(scorer, 'name', scorer)!r} returned {len(scores)} scores for "
                          f"{len(ids)} texts")
-    return trec_order(list(zip(ids, scores)), k)
+    return trec_order(list(zip(ids, scores, strict=False)), k)

@@ -9,7 +9,8 @@ order (score descending, ties by chunk id descending), so the TREC files written
 
 from __future__ import annotations
 
-from typing import Any, Optional, Protocol, Sequence, runtime_checkable
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -139,7 +140,7 @@ class HybridRetriever:
 RETRIEVER_NAMES = ("bm25", "e5", "hybrid")
 
 
-def resolve_retriever(spec: Any, embedder: Optional[Any] = None, depth: int = 50) -> Any:
+def resolve_retriever(spec: Any, embedder: Any | None = None, depth: int = 50) -> Any:
     """A retriever from a name (``bm25``, ``e5``, ``hybrid``) or a retriever object (returned as is)."""
     if not isinstance(spec, str):
         if not (hasattr(spec, "index") and hasattr(spec, "name")):

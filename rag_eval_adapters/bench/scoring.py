@@ -3,8 +3,9 @@ the plain-language verdict."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
 from .. import Report, evaluate
 from ..compare import compare_per_query, paired_test
@@ -46,12 +47,12 @@ class ConfigResult:
     name: str
     chunking: str
     retriever: str
-    reranker: Optional[str]
+    reranker: str | None
     run: dict[str, list[tuple[str, float]]]
     report: Report
     by_type: Any = None
     seconds: float = 0.0
-    answers: Optional[Report] = None
+    answers: Report | None = None
     answer_errors: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -73,7 +74,7 @@ def score_config(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Seque
 
 
 def compare_configs(results: Sequence[ConfigResult], metrics: Sequence[str], permutations: int,
-                    seed: int = 0) -> Optional[Any]:
+                    seed: int = 0) -> Any | None:
     """Paired tests (:func:`rag_eval_adapters.compare.compare_per_query`) between every two configurations."""
     if len(results) < 2:
         return None
@@ -99,7 +100,7 @@ def _versus(best: str, other: str, reports: Mapping[str, Report], metric: str, p
                              f"[{test.ci_low:+.3f}, {test.ci_high:+.3f}], {test.n_queries} queries)")
 
 
-def _of_type(report: Report, qtype: Optional[str]) -> Report:
+def _of_type(report: Report, qtype: str | None) -> Report:
     if qtype is None:
         return report
     rows = [i for i, q in enumerate(report.query_ids) if report.attributes.get(q, {}).get("query_type") == qtype]

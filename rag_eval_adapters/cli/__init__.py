@@ -19,7 +19,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Optional, Sequence, TextIO
+from collections.abc import Sequence
+from typing import TextIO
 
 from .. import __version__
 from ._common import CLIError, _one_line, progress_enabled
@@ -44,8 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[Sequence[str]] = None, *, stdout: Optional[TextIO] = None,
-         stderr: Optional[TextIO] = None) -> int:
+def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None,
+         stderr: TextIO | None = None) -> int:
     """Run ``rag-eval`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     stdout = stdout if stdout is not None else sys.stdout
     stderr = stderr if stderr is not None else sys.stderr

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import os
-import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Optional, Sequence, TextIO
-
+from typing import Any, TextIO
 
 
 def _default_metrics() -> tuple[str, ...]:
@@ -46,7 +44,7 @@ class CLIError(Exception):
 # helpers
 
 
-def progress_enabled(stream: Optional[TextIO] = None) -> bool:
+def progress_enabled(stream: TextIO | None = None) -> bool:
     """Progress bars only on a terminal, and never when TQDM_DISABLE says so (the package's one rule:
     :func:`rag_eval_adapters.progress.progress_enabled`)."""
     from ..progress import progress_enabled as enabled
@@ -57,7 +55,7 @@ def progress_enabled(stream: Optional[TextIO] = None) -> bool:
 class _Steps:
     """A transient rich progress display on stderr (a no-op when not on a terminal)."""
 
-    def __init__(self, enabled: bool, stream: Optional[TextIO] = None):
+    def __init__(self, enabled: bool, stream: TextIO | None = None):
         self._progress = None
         if enabled:
             from rich.console import Console
@@ -78,7 +76,7 @@ class _Steps:
                 transient=True,
             )
 
-    def __enter__(self) -> "_Steps":
+    def __enter__(self) -> _Steps:
         if self._progress is not None:
             self._progress.start()
         return self
@@ -87,7 +85,7 @@ class _Steps:
         if self._progress is not None:
             self._progress.stop()
 
-    def task(self, description: str, total: Optional[int] = None) -> Any:
+    def task(self, description: str, total: int | None = None) -> Any:
         if self._progress is None:
             return None
         return self._progress.add_task(description, total=total)
@@ -145,7 +143,7 @@ def _prefix_path(exc: BaseException, path: Path) -> str:
     return message
 
 
-def resolve_metric_names(metrics: Optional[Sequence[str]], ks: Optional[Sequence[int]]) -> list[str]:
+def resolve_metric_names(metrics: Sequence[str] | None, ks: Sequence[int] | None) -> list[str]:
     """The metric names to compute, each as the user wrote it (the name it is reported under).
 
     Without ``-m``: every default metric at every k (``--k``, default 1,3,5,10,20).  With ``-m``:
@@ -191,7 +189,7 @@ def resolve_metric_names(metrics: Optional[Sequence[str]], ks: Optional[Sequence
     return keys
 
 
-def parse_ks(text: Optional[str]) -> Optional[list[int]]:
+def parse_ks(text: str | None) -> list[int] | None:
     """Parse ``"1,3,5"`` into ``[1, 3, 5]``; raises CLIError on anything but positive integers."""
     if text is None:
         return None
@@ -211,7 +209,7 @@ def parse_ks(text: Optional[str]) -> Optional[list[int]]:
     return ks
 
 
-def relevance_level(text: Optional[str]) -> float:
+def relevance_level(text: str | None) -> float:
     """``--relevance-level``: any finite number, checked as the core checks it (a judged document is relevant
     when its grade is at least the level; an unjudged one never is)."""
     from ..validation import check_level
@@ -253,7 +251,7 @@ def score_run(qrels: dict, run: dict, metrics: Sequence[str], relevance_level: f
     return report
 
 
-def _emit(text: str, output: Optional[str], stdout: TextIO, stderr: TextIO) -> None:
+def _emit(text: str, output: str | None, stdout: TextIO, stderr: TextIO) -> None:
     if output and output != "-":
         try:
             Path(output).write_text(text, encoding="utf-8")
@@ -281,7 +279,7 @@ def _run_name(path: str, taken: set[str]) -> str:
     return name
 
 
-def _check_sort_by(sort_by: Optional[str], keys: Sequence[str]) -> Optional[str]:
+def _check_sort_by(sort_by: str | None, keys: Sequence[str]) -> str | None:
     if sort_by is None:
         return None
     from ..measures import parse_metric
@@ -298,12 +296,12 @@ def _check_sort_by(sort_by: Optional[str], keys: Sequence[str]) -> Optional[str]
     raise CLIError(f"--sort-by {sort_by}: not among the computed metrics ({', '.join(keys)})")
 
 
-def _check_plot_path(path: Optional[str]) -> None:
+def _check_plot_path(path: str | None) -> None:
     if path and not path.lower().endswith(".png"):
         raise CLIError(f"--plot writes a PNG image; give a file name ending in .png, got {path}")
 
 
-def _plot(means: dict, path: str, stderr: TextIO, title: Optional[str] = None) -> None:
+def _plot(means: dict, path: str, stderr: TextIO, title: str | None = None) -> None:
     from ..reports import plot_metrics
 
     try:

@@ -11,8 +11,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any
 
 from ._common import CLIError, _one_line
 
@@ -36,7 +37,7 @@ def check_inputs(inputs: Sequence[tuple[str, str]]) -> None:
             raise CLIError(f"{what} path is a folder, not a file: {path}")
 
 
-def check_outputs(inputs: Iterable[str], **outputs: Optional[str]) -> None:
+def check_outputs(inputs: Iterable[str], **outputs: str | None) -> None:
     """Refuse an output (``output=PATH, plot=PATH``) that is an input, another output, a folder or has no folder."""
     named = {option: path for option, path in outputs.items() if path}
     seen: dict[str, str] = {}
@@ -68,7 +69,7 @@ def _same_file(a: Path, b: Path) -> bool:
     return os.path.normcase(os.path.abspath(a)) == os.path.normcase(os.path.abspath(b))
 
 
-def output_format(fmt: Optional[str], output: Optional[str]) -> str:
+def output_format(fmt: str | None, output: str | None) -> str:
     """``--format`` when given, else the one of ``--output``'s extension (``.json``, ``.csv``, ``.md``), else table."""
     if fmt:
         return fmt
@@ -77,7 +78,7 @@ def output_format(fmt: Optional[str], output: Optional[str]) -> str:
     return "table"
 
 
-def check_count(value: Optional[int], option: str, *, minimum: int = 1, maximum: Optional[int] = None) -> None:
+def check_count(value: int | None, option: str, *, minimum: int = 1, maximum: int | None = None) -> None:
     """An integer option within ``[minimum, maximum]``; CLIError naming the option."""
     if value is None:
         return
@@ -88,7 +89,7 @@ def check_count(value: Optional[int], option: str, *, minimum: int = 1, maximum:
         raise CLIError(f"{option} must be at most {maximum}, got {_short_number(value)}")
 
 
-def check_confidence(value: Optional[float], option: str = "--confidence") -> None:
+def check_confidence(value: float | None, option: str = "--confidence") -> None:
     if value is not None and not 0.0 < value < 1.0:
         raise CLIError(f"{option} must be between 0 and 1 (e.g. 0.95), got {value}")
 

@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 from pathlib import Path
-from typing import Any, Optional, TextIO
+from typing import Any, TextIO
 
 from ._common import (
     FORMATS,
@@ -57,7 +57,7 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=cmd_answers)
 
 
-def _metrics(names: Optional[list[str]]) -> list[Any]:
+def _metrics(names: list[str] | None) -> list[Any]:
     from ..answers import parse_answer_metrics
 
     items = [n.strip() for item in (names or DEFAULT_ANSWER_METRICS) for n in item.split(",") if n.strip()]
@@ -67,7 +67,7 @@ def _metrics(names: Optional[list[str]]) -> list[Any]:
         raise CLIError(_one_line(str(exc))) from None
 
 
-def _embedder(spec: str, base_url: Optional[str]) -> Any:
+def _embedder(spec: str, base_url: str | None) -> Any:
     from ..answers import E5Embedder, OpenAIEmbedder
 
     kind, _, model = spec.partition(":")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
-from ._io import check_inputs, check_outputs, check_resampling, fail_on_errors, output_format
 from ._common import (
     CLIError,
     _add_scoring_options,
@@ -26,6 +25,7 @@ from ._common import (
     resolve_metric_names,
     score_run,
 )
+from ._io import check_inputs, check_outputs, check_resampling, fail_on_errors, output_format
 
 
 def add_parser(sub: Any) -> None:
@@ -76,7 +76,7 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         qrels = load_qrels(args.qrels)
         steps.advance(t)
         runs = {}
-        for name, path in zip(names, args.run):
+        for name, path in zip(names, args.run, strict=False):
             runs[name] = load_run(path)
             steps.advance(t)
         for name, run in runs.items():

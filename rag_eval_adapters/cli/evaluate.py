@@ -6,9 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any, TextIO
 
-from ._io import check_count, check_inputs, check_outputs, fail_on_errors, output_format
 from ._common import (
-    CLIError,
     _add_scoring_options,
     _as_list,
     _check_plot_path,
@@ -27,6 +25,7 @@ from ._common import (
     resolve_metric_names,
     score_run,
 )
+from ._io import check_count, check_inputs, check_outputs, fail_on_errors, output_format
 
 
 def add_parser(sub: Any) -> None:

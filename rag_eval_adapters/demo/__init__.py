@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from importlib import resources
 from pathlib import Path
-from typing import Any, Optional, TextIO
+from typing import Any, TextIO
 
 __all__ = ["data_path", "load_documents", "load_testset", "run_demo", "DEMO_CHUNKINGS", "DEMO_RETRIEVERS",
            "DEMO_RERANKER", "DEMO_E2E_LIMIT"]
@@ -53,11 +53,11 @@ def load_testset() -> list[Any]:
 def run_demo(
     output_dir: str | Path = "rag_eval_report",
     *,
-    stdout: Optional[TextIO] = None,
-    stderr: Optional[TextIO] = None,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
     show_progress: bool = False,
     permutations: int = 2000,
-    cache_dir: Optional[str | Path] = None,
+    cache_dir: str | Path | None = None,
 ) -> Any:
     """Run the demo benchmark (see the module docstring); returns the :class:`~rag_eval_adapters.bench.BenchResult`.
 

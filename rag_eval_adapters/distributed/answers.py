@@ -76,7 +76,7 @@ class AnswerScorer:
                 except ValueError as one:
                     errors[record.get("query_id")] = str(one).split("the first: ", 1)[-1]
             return
-        scored.update(zip(report.query_ids, report.values))
+        scored.update(zip(report.query_ids, report.values, strict=False))
         errors.update(report.errors)
 
 
@@ -170,7 +170,7 @@ def _totals(rows, keys: list[str]):
         counts["errors"] += int(failed.sum())
         for key in keys:
             sums[key].append(math.fsum(batch[key].to_numpy(dtype=np.float64)[scored].tolist()))
-        errors.update(zip(batch["query_id"][failed].tolist(), batch["error"][failed].tolist()))
+        errors.update(zip(batch["query_id"][failed].tolist(), batch["error"][failed].tolist(), strict=False))
         parts.append(ray.put(batch.loc[scored, ["query_id", *keys]].reset_index(drop=True)))
     return counts, sums, errors, parts
 
@@ -184,7 +184,7 @@ def _dataset(records: Any, actors: int, batch_size: int):
     if hasattr(records, "iloc"):
         blocks = max(actors, math.ceil(len(records) / max(1, batch_size)))
         bounds = np.linspace(0, len(records), blocks + 1).astype(int)
-        return ray.data.from_pandas([records.iloc[a:b] for a, b in zip(bounds[:-1], bounds[1:]) if b > a])
+        return ray.data.from_pandas([records.iloc[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=False) if b > a])
     if isinstance(records, Iterable) and not isinstance(records, (str, bytes, dict)):
         items = [dict(r) for r in records]
         blocks = max(actors, math.ceil(len(items) / max(1, batch_size)))

@@ -99,9 +99,9 @@ def _stable_hash(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
         else:
             strs.append((i, v if isinstance(v, str) else repr(v)))
     if ints:
-        at, vals = zip(*ints)
+        at, vals = zip(*ints, strict=False)
         out[list(at)] = _splitmix64(np.asarray(vals, dtype=np.int64))
     if strs:
-        at, vals = zip(*strs)
+        at, vals = zip(*strs, strict=False)
         out[list(at)] = _strings(np.asarray(vals, dtype=object))
     return out

@@ -261,7 +261,7 @@ def _wait_all(pending, index, out, bar) -> None:
             if isinstance(exc.cause, (ValueError, TypeError, FileNotFoundError)):
                 raise exc.cause from None
             raise
-        for ref, value in zip(done, values):
+        for ref, value in zip(done, values, strict=False):
             out[index[ref]] = value
         bar.update(len(done))
 
@@ -288,7 +288,7 @@ def _private_rss() -> int:
 class _Watch:
     """Samples the private resident memory every 10 ms while a task runs; ``peak`` is (private, ru_maxrss)."""
 
-    def __enter__(self) -> "_Watch":
+    def __enter__(self) -> _Watch:
         import threading
 
         self.private = _private_rss()

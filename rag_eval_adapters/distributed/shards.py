@@ -212,7 +212,7 @@ def _summarize(table: Any) -> Combined:
         "errors": int(failed.sum()),
     }
     ids = table["query_id"].to_numpy()
-    errors = dict(zip(ids[failed].tolist(), table["error"].to_numpy()[failed].tolist()))
+    errors = dict(zip(ids[failed].tolist(), table["error"].to_numpy()[failed].tolist(), strict=False))
     sums = {k: math.fsum(table[k].to_numpy(dtype=np.float64)[scored].tolist()) for k in keys}
     return Combined(keys, sums, counts, errors, ids[absent][:_SHOWN].tolist())
 
@@ -231,7 +231,7 @@ def _evaluate(qrels, run, measures, level, missing, qq, rq, q_unique, in_run):
     ids: list = []
     values: list = []
     errors: dict = {}
-    for q, present in zip(q_unique.tolist(), in_run.tolist()):
+    for q, present in zip(q_unique.tolist(), in_run.tolist(), strict=False):
         if missing == "skip" and not present:
             continue
         try:

@@ -62,6 +62,7 @@ from .documents import (
     retrieved_ids,
     retrieved_texts,
 )
+from .embeddings import LangChainEmbedder
 from .evaluators import (
     DOCUMENT_KEYS,
     FEEDBACK_CONFIG,
@@ -73,10 +74,9 @@ from .evaluators import (
     PrecisionEvaluator,
     RecallEvaluator,
     RetrievalMetricEvaluator,
-    RPrecisionEvaluator,
     RetrievalMetricsEvaluator,
+    RPrecisionEvaluator,
 )
-from .embeddings import LangChainEmbedder
 from .rerank import (
     DOCUMENT_KEYS,
     FEEDBACK_CONFIG,

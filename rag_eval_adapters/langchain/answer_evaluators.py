@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Any, Optional, Union
+from typing import Any
 
 from langchain_core.messages import BaseMessage
 from langsmith.evaluation import EvaluationResult, RunEvaluator
@@ -54,7 +54,7 @@ def _where(query_id: Any) -> str:
     return f"example {query_id}: " if query_id is not None else ""
 
 
-def _text(value: Any) -> Optional[str]:
+def _text(value: Any) -> str | None:
     """The text of a string, a message, a serialized message, or a list of content blocks; None otherwise."""
     if isinstance(value, str):
         return value
@@ -76,7 +76,7 @@ def _text(value: Any) -> Optional[str]:
     return None
 
 
-def find_answer(source: Any, answer_key: Optional[str] = None, *, query_id: Any = None) -> str:
+def find_answer(source: Any, answer_key: str | None = None, *, query_id: Any = None) -> str:
     """The predicted answer in a run, its outputs, a message or a string; ``ValueError`` naming what is missing."""
     outputs = getattr(source, "outputs", source) if not isinstance(source, (str, Mapping, BaseMessage)) else source
     text = _text(outputs)
@@ -99,7 +99,7 @@ def find_answer(source: Any, answer_key: Optional[str] = None, *, query_id: Any 
     )
 
 
-def find_reference_answers(source: Any, reference_key: Optional[str] = None, *, query_id: Any = None) -> list[str]:
+def find_reference_answers(source: Any, reference_key: str | None = None, *, query_id: Any = None) -> list[str]:
     """The reference answer(s) of an example, its outputs, a string or a list of strings."""
     if source is None:
         raise ValueError(f"{_where(query_id)}no reference: the evaluator needs the dataset example's outputs "
@@ -151,12 +151,12 @@ class AnswerMetricEvaluator(RunEvaluator):
 
     def __init__(
         self,
-        metric: Union[str, AnswerMetric],
+        metric: str | AnswerMetric,
         *,
-        embedder: Optional[Embedder] = None,
-        key: Optional[str] = None,
-        answer_key: Optional[str] = None,
-        reference_key: Optional[str] = None,
+        embedder: Embedder | None = None,
+        key: str | None = None,
+        answer_key: str | None = None,
+        reference_key: str | None = None,
     ) -> None:
         self.metric = parse_answer_metric(metric)
         if self.metric.needs_embedder and embedder is None:
@@ -181,12 +181,12 @@ class AnswerMetricEvaluator(RunEvaluator):
         return EvaluationResult(key=self.key, score=float(score), feedback_config=dict(FEEDBACK_CONFIG),
                                 comment=f"best of {len(references)} reference(s)" if len(references) > 1 else None)
 
-    def evaluate_run(self, run: Any, example: Any = None, evaluator_run_id: Optional[uuid.UUID] = None,
+    def evaluate_run(self, run: Any, example: Any = None, evaluator_run_id: uuid.UUID | None = None,
                      **kwargs: Any) -> EvaluationResult:
         """Score the answer in ``run.outputs`` against the reference in ``example.outputs``."""
         return self._score(run, example, _query_id(run, example))
 
-    async def aevaluate_run(self, run: Any, example: Any = None, evaluator_run_id: Optional[uuid.UUID] = None,
+    async def aevaluate_run(self, run: Any, example: Any = None, evaluator_run_id: uuid.UUID | None = None,
                             **kwargs: Any) -> EvaluationResult:
         """As :meth:`evaluate_run`; embedding calls run in a worker thread, lexical metrics inline."""
         if self.metric.needs_embedder:

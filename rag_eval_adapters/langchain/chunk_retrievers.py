@@ -9,7 +9,8 @@ score when every result has one, else ``1 / rank``.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from langchain_core.documents import Document
 
@@ -20,7 +21,7 @@ def _hits(docs: Sequence[Any], k: int) -> list[tuple[str, float]]:
     ids = [str(d.metadata.get("chunk_id", d.id)) for d in docs]
     scores = [d.metadata.get("score") for d in docs]
     if all(isinstance(s, (int, float)) and math.isfinite(s) for s in scores):
-        return list(zip(ids, map(float, scores)))[:k]
+        return list(zip(ids, map(float, scores), strict=False))[:k]
     return [(i, 1.0 / rank) for rank, i in enumerate(ids, start=1)][:k]
 
 

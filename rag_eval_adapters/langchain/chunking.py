@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from langchain_core.documents import Document
 
@@ -16,7 +16,7 @@ class TextSplitterChunking:
     without it the benchmark searches the document for the chunk).
     """
 
-    def __init__(self, splitter: Any, name: Optional[str] = None) -> None:
+    def __init__(self, splitter: Any, name: str | None = None) -> None:
         if not hasattr(splitter, "split_documents"):
             raise TypeError(f"expected a LangChain text splitter, got {type(splitter).__name__}")
         self.splitter = splitter
@@ -25,12 +25,12 @@ class TextSplitterChunking:
     def __repr__(self) -> str:
         return f"TextSplitterChunking({self.name!r}, splitter={type(self.splitter).__name__})"
 
-    def pieces(self, doc_id: str, text: str) -> list[tuple[str, Optional[int]]]:
+    def pieces(self, doc_id: str, text: str) -> list[tuple[str, int | None]]:
         """``[(chunk text, start offset or None)]`` of one document, in order."""
         parts = self.splitter.split_documents([Document(page_content=text, metadata={"id": doc_id})])
         return [(p.page_content, p.metadata.get("start_index")) for p in parts if p.page_content.strip()]
 
 
-def text_splitter_chunking(splitter: Any, name: Optional[str] = None) -> TextSplitterChunking:
+def text_splitter_chunking(splitter: Any, name: str | None = None) -> TextSplitterChunking:
     """Wrap a LangChain text splitter as a benchmark chunking called ``name``."""
     return TextSplitterChunking(splitter, name)

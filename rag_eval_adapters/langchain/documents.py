@@ -5,7 +5,7 @@ from __future__ import annotations
 import numbers
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, Optional, Union
+from typing import Any
 
 from langchain_core.documents import Document
 
@@ -33,7 +33,7 @@ def _is_list(value: Any) -> bool:
     return isinstance(value, (list, tuple))
 
 
-def _lookup(outputs: Mapping[str, Any]) -> Optional[list[Any]]:
+def _lookup(outputs: Mapping[str, Any]) -> list[Any] | None:
     """The first list under DOCUMENT_KEYS, also one level down (``outputs["output"]["documents"]``)."""
     for key in DOCUMENT_KEYS:
         value = outputs.get(key)
@@ -54,7 +54,7 @@ def _walk(run: Any) -> Iterator[Any]:
         yield from _walk(child)
 
 
-def _retriever_documents(run: Any) -> Optional[list[Any]]:
+def _retriever_documents(run: Any) -> list[Any] | None:
     """The documents of the first retriever child run (depth first, in start order), if any."""
     for child in _walk(run):
         outputs = getattr(child, "outputs", None)
@@ -65,7 +65,7 @@ def _retriever_documents(run: Any) -> Optional[list[Any]]:
     return None
 
 
-def _rebuild(item: Mapping[str, Any]) -> Union[Document, Mapping[str, Any]]:
+def _rebuild(item: Mapping[str, Any]) -> Document | Mapping[str, Any]:
     """A Document from a serialized one (LangSmith API dict or LangChain ``lc`` constructor form)."""
     fields: Mapping[str, Any] = item
     if item.get("lc") == 1 and item.get("type") == "constructor" and isinstance(item.get("kwargs"), Mapping):
@@ -100,7 +100,7 @@ def _normalise_item(item: Any) -> Any:
     return item
 
 
-def find_documents(source: Any, *, documents_key: Optional[str] = None, query_id: Any = None) -> list[Any]:
+def find_documents(source: Any, *, documents_key: str | None = None, query_id: Any = None) -> list[Any]:
     """The retrieved items, in rank order, from a run, an outputs mapping, or a bare list.
 
     ``source`` is a LangSmith/LangChain run (its ``outputs``, then its retriever child runs are searched), a
@@ -112,7 +112,7 @@ def find_documents(source: Any, *, documents_key: Optional[str] = None, query_id
 
     An empty list is a retrieval that found nothing. Raises ``ValueError`` when no documents can be found.
     """
-    found: Optional[list[Any]] = None
+    found: list[Any] | None = None
     run = source if _is_run(source) else None
     outputs = source.outputs if run is not None else source
     if outputs is None and run is not None and getattr(run, "error", None):
@@ -176,9 +176,9 @@ def _as_id(value: Any, what: str, query_id: Any) -> str:
 def document_id(
     item: Any,
     *,
-    id_key: Optional[str] = None,
-    id_fn: Optional[IdFn] = None,
-    rank: Optional[int] = None,
+    id_key: str | None = None,
+    id_fn: IdFn | None = None,
+    rank: int | None = None,
     query_id: Any = None,
 ) -> str:
     """The id of one retrieved item: ``id_fn(item)``, else ``item.metadata[id_key]``, else ``Document.id``.
@@ -212,7 +212,7 @@ def document_id(
     )
 
 
-def document_text(item: Any) -> Optional[str]:
+def document_text(item: Any) -> str | None:
     """The text of one retrieved item: ``Document.page_content``; ``None`` for a plain id."""
     item = _normalise_item(item)
     if isinstance(item, Document):
@@ -223,9 +223,9 @@ def document_text(item: Any) -> Optional[str]:
 def retrieved_ids(
     source: Any,
     *,
-    documents_key: Optional[str] = None,
-    id_key: Optional[str] = None,
-    id_fn: Optional[IdFn] = None,
+    documents_key: str | None = None,
+    id_key: str | None = None,
+    id_fn: IdFn | None = None,
     query_id: Any = None,
 ) -> list[str]:
     """The retrieved document ids in rank order (see :func:`find_documents` and :func:`document_id`)."""
@@ -241,7 +241,7 @@ def find_reference(
     reference_key: str = "expected_ids",
     *,
     query_id: Any = None,
-) -> Union[list[str], dict[str, Any]]:
+) -> list[str] | dict[str, Any]:
     """The relevant ids (a list) or graded relevance (a dict id -> grade) for one query.
 
     ``source`` is a LangSmith ``Example`` (its ``outputs[reference_key]``), a mapping of reference outputs
@@ -279,7 +279,7 @@ def find_reference(
             f"{_where(query_id)}{field} is a single string ({value!r}); store a list of ids, e.g. [{value!r}]"
         )
     if isinstance(value, Mapping):
-        reference: Union[list[str], dict[str, Any]] = {
+        reference: list[str] | dict[str, Any] = {
             _as_id(doc, f"{field} key", query_id): grade for doc, grade in value.items()
         }
     elif isinstance(value, Iterable):
@@ -295,7 +295,7 @@ def find_reference(
     return reference
 
 
-def retrieved_texts(source: Any, *, documents_key: Optional[str] = None, query_id: Any = None) -> list[str]:
+def retrieved_texts(source: Any, *, documents_key: str | None = None, query_id: Any = None) -> list[str]:
     """The texts of the retrieved documents in rank order: ``Document.page_content``, or the item itself when it
     is a plain string (for text matching, see :func:`rag_eval_adapters.matching.score_texts`)."""
     texts = []
@@ -312,7 +312,7 @@ def retrieved_texts(source: Any, *, documents_key: Optional[str] = None, query_i
 
 def find_expected_texts(
     source: Any, reference_key: str = "expected_ids", text_key: str = "expected_texts", *, query_id: Any = None
-) -> Optional[Union[list[str], dict[str, Any]]]:
+) -> list[str] | dict[str, Any] | None:
     """The expected texts of one query (a list, or a mapping text -> grade) when the reference outputs hold
     ``text_key`` and not ``reference_key``; ``None`` when the reference is by id (see :func:`find_reference`)."""
     if source is None or _is_list(source) or isinstance(source, (set, frozenset)):
@@ -345,7 +345,7 @@ def _preview(values: Sequence[Any]) -> str:
     return f"[{shown}{', ...' if len(values) > _PREVIEW else ''}]"
 
 
-def _comment(ids: Sequence[str], reference: Union[list[str], dict[str, Any]]) -> str:
+def _comment(ids: Sequence[str], reference: list[str] | dict[str, Any]) -> str:
     if isinstance(reference, dict):
         items = [f"{doc}: {grade}" for doc, grade in reference.items()]
         expected = "{" + ", ".join(items[:_PREVIEW]) + (", ..." if len(items) > _PREVIEW else "") + "}"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Optional
+from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
@@ -22,7 +22,7 @@ class LangChainEmbedder:
         Identifies the model in the embedding cache; default the class and its ``model``/``model_name``.
     """
 
-    def __init__(self, embeddings: Embeddings, *, name: Optional[str] = None) -> None:
+    def __init__(self, embeddings: Embeddings, *, name: str | None = None) -> None:
         if not isinstance(embeddings, Embeddings):
             raise TypeError(f"embeddings must be a langchain_core Embeddings, got {type(embeddings).__name__}")
         self.embeddings = embeddings

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import uuid
 from collections.abc import Callable, Iterable
-from typing import Any, Optional, Union
+from typing import Any
 
 from langsmith.evaluation import EvaluationResult, EvaluationResults, RunEvaluator
 
@@ -46,12 +46,12 @@ class _RetrievalEvaluator(RunEvaluator):
         self,
         *,
         reference_key: str = "expected_ids",
-        documents_key: Optional[str] = None,
-        id_key: Optional[str] = None,
-        id_fn: Optional[IdFn] = None,
+        documents_key: str | None = None,
+        id_key: str | None = None,
+        id_fn: IdFn | None = None,
         relevance_level: float = 1,
         text_key: str = "expected_texts",
-        matcher: Optional[TextMatcher] = None,
+        matcher: TextMatcher | None = None,
     ) -> None:
         for name, value in (("reference_key", reference_key), ("documents_key", documents_key), ("id_key", id_key),
                             ("text_key", text_key)):
@@ -105,7 +105,7 @@ class _RetrievalEvaluator(RunEvaluator):
                 comment=comment,
                 feedback_config=dict(FEEDBACK_CONFIG),
             )
-            for metric, key in zip(self.metrics, self._keys())
+            for metric, key in zip(self.metrics, self._keys(), strict=False)
         ]
 
     def _text_results(self, source: Any, expected: Any, query_id: Any) -> list[EvaluationResult]:
@@ -122,22 +122,22 @@ class _RetrievalEvaluator(RunEvaluator):
                 comment=comment,
                 feedback_config=dict(FEEDBACK_CONFIG),
             )
-            for metric, key in zip(self.metrics, self._keys())
+            for metric, key in zip(self.metrics, self._keys(), strict=False)
         ]
 
     def _run_results(self, run: Any, example: Any) -> list[EvaluationResult]:
         return self._results(run, example, _query_id(run, example))
 
-    def _package(self, results: list[EvaluationResult]) -> Union[EvaluationResult, EvaluationResults]:
+    def _package(self, results: list[EvaluationResult]) -> EvaluationResult | EvaluationResults:
         raise NotImplementedError
 
     def evaluate_run(
         self,
         run: Any,
         example: Any = None,
-        evaluator_run_id: Optional[uuid.UUID] = None,
+        evaluator_run_id: uuid.UUID | None = None,
         **kwargs: Any,
-    ) -> Union[EvaluationResult, EvaluationResults]:
+    ) -> EvaluationResult | EvaluationResults:
         """Score the documents retrieved in ``run`` against ``example.outputs[reference_key]``.
 
         ``evaluator_run_id`` and extra keywords are accepted for interface compatibility; the evaluator is
@@ -150,9 +150,9 @@ class _RetrievalEvaluator(RunEvaluator):
         self,
         run: Any,
         example: Any = None,
-        evaluator_run_id: Optional[uuid.UUID] = None,
+        evaluator_run_id: uuid.UUID | None = None,
         **kwargs: Any,
-    ) -> Union[EvaluationResult, EvaluationResults]:
+    ) -> EvaluationResult | EvaluationResults:
         """As :meth:`evaluate_run`, natively async (the work is CPU-only and quick: no thread pool)."""
         return self._package(self._run_results(run, example))
 
@@ -190,17 +190,17 @@ class RetrievalMetricEvaluator(_RetrievalEvaluator):
 
     def __init__(
         self,
-        metric: Union[str, Metric],
+        metric: str | Metric,
         *,
-        k: Optional[int] = None,
-        key: Optional[str] = None,
+        k: int | None = None,
+        key: str | None = None,
         reference_key: str = "expected_ids",
-        documents_key: Optional[str] = None,
-        id_key: Optional[str] = None,
-        id_fn: Optional[IdFn] = None,
+        documents_key: str | None = None,
+        id_key: str | None = None,
+        id_fn: IdFn | None = None,
         relevance_level: float = 1,
         text_key: str = "expected_texts",
-        matcher: Optional[TextMatcher] = None,
+        matcher: TextMatcher | None = None,
     ) -> None:
         super().__init__(reference_key=reference_key, documents_key=documents_key, id_key=id_key, id_fn=id_fn,
                          relevance_level=relevance_level, text_key=text_key, matcher=matcher)
@@ -260,15 +260,15 @@ class RetrievalMetricsEvaluator(_RetrievalEvaluator):
 
     def __init__(
         self,
-        metrics: Union[str, Metric, Iterable[Union[str, Metric]]],
+        metrics: str | Metric | Iterable[str | Metric],
         *,
         reference_key: str = "expected_ids",
-        documents_key: Optional[str] = None,
-        id_key: Optional[str] = None,
-        id_fn: Optional[IdFn] = None,
+        documents_key: str | None = None,
+        id_key: str | None = None,
+        id_fn: IdFn | None = None,
         relevance_level: float = 1,
         text_key: str = "expected_texts",
-        matcher: Optional[TextMatcher] = None,
+        matcher: TextMatcher | None = None,
     ) -> None:
         super().__init__(reference_key=reference_key, documents_key=documents_key, id_key=id_key, id_fn=id_fn,
                          relevance_level=relevance_level, text_key=text_key, matcher=matcher)
@@ -310,7 +310,7 @@ def _evaluator(core: type[Metric]) -> type[RetrievalMetricEvaluator]:
     """The evaluator class of a registry metric: ``XEvaluator(k, *, <options>, **evaluator options)``."""
     options = [name for name in core.model_fields if name != "k"]
 
-    def __init__(self: RetrievalMetricEvaluator, k: Optional[int] = None, **kwargs: Any) -> None:
+    def __init__(self: RetrievalMetricEvaluator, k: int | None = None, **kwargs: Any) -> None:
         mine = {name: kwargs.pop(name) for name in options if name in kwargs}
         metric = core(**mine) if k is None else core(k=k, **mine)
         RetrievalMetricEvaluator.__init__(self, metric, **kwargs)

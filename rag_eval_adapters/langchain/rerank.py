@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Optional
+from typing import Any
 
 from langsmith.evaluation import EvaluationResult, RunEvaluator
 
@@ -72,11 +72,11 @@ class RerankRelevancyEvaluator(RunEvaluator):
         self,
         scorer: RelevanceScorer,
         agg: str = "max",
-        normalize: Optional[str] = None,
+        normalize: str | None = None,
         *,
         query_key: str = "query",
-        documents_key: Optional[str] = None,
-        key: Optional[str] = None,
+        documents_key: str | None = None,
+        key: str | None = None,
     ) -> None:
         check_relevancy_options(scorer, agg, normalize)
         for name, value in (("query_key", query_key), ("documents_key", documents_key), ("key", key)):
@@ -173,7 +173,7 @@ class RerankRelevancyEvaluator(RunEvaluator):
         self,
         run: Any,
         example: Any = None,
-        evaluator_run_id: Optional[uuid.UUID] = None,
+        evaluator_run_id: uuid.UUID | None = None,
         **kwargs: Any,
     ) -> EvaluationResult:
         """Score the documents retrieved in ``run`` for the run's query (``scorer.score``, blocking)."""
@@ -183,7 +183,7 @@ class RerankRelevancyEvaluator(RunEvaluator):
         self,
         run: Any,
         example: Any = None,
-        evaluator_run_id: Optional[uuid.UUID] = None,
+        evaluator_run_id: uuid.UUID | None = None,
         **kwargs: Any,
     ) -> EvaluationResult:
         """As :meth:`evaluate_run`, natively async: awaits ``scorer.ascore`` (no thread pool)."""
@@ -221,14 +221,14 @@ class CohereRerankRelevancyEvaluator(RerankRelevancyEvaluator):
     def __init__(
         self,
         model: str = DEFAULT_COHERE_MODEL,
-        api_key: Optional[str] = None,
-        base_url: Optional[str] = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
         agg: str = "max",
         query_key: str = "query",
         *,
-        normalize: Optional[str] = None,
-        documents_key: Optional[str] = None,
-        key: Optional[str] = None,
+        normalize: str | None = None,
+        documents_key: str | None = None,
+        key: str | None = None,
         **reranker_kwargs: Any,
     ) -> None:
         if agg not in AGGREGATIONS:  # before the reranker asks for a key

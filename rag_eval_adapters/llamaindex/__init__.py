@@ -38,6 +38,7 @@ from .dataset import (
     evaluate_dataset,
     evaluate_retriever,
 )
+from .embeddings import LlamaIndexEmbedder
 from .metrics import (
     F1,
     MRR,
@@ -48,7 +49,6 @@ from .metrics import (
     Recall,
     metrics_from_names,
 )
-from .embeddings import LlamaIndexEmbedder
 from .rerank import CohereRerankRelevancyMetric, RerankRelevancyMetric
 from .retrievers import ScoringRetriever, nodes_from_records
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import numbers
 from collections.abc import Sequence
-from typing import Any, Optional, Union
+from typing import Any
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.evaluation.base import BaseEvaluator, EvaluationResult
@@ -61,10 +61,10 @@ class AnswerMetricEvaluator(BaseEvaluator):
 
     def __init__(
         self,
-        metric: Union[str, AnswerMetric],
+        metric: str | AnswerMetric,
         *,
         threshold: float = 0.5,
-        embedder: Union[Embedder, BaseEmbedding, None] = None,
+        embedder: Embedder | BaseEmbedding | None = None,
     ) -> None:
         self.metric = parse_answer_metric(metric)
         if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not 0 <= threshold <= 1:
@@ -82,7 +82,7 @@ class AnswerMetricEvaluator(BaseEvaluator):
     def _update_prompts(self, prompts: PromptDictType) -> None:
         pass
 
-    def _result(self, query: Optional[str], response: Optional[str], contexts: Optional[Sequence[str]],
+    def _result(self, query: str | None, response: str | None, contexts: Sequence[str] | None,
                 reference: Any) -> EvaluationResult:
         if response is None or reference is None:
             raise ValueError(f"{type(self).__name__} needs both response and reference "
@@ -95,10 +95,10 @@ class AnswerMetricEvaluator(BaseEvaluator):
 
     async def aevaluate(
         self,
-        query: Optional[str] = None,
-        response: Optional[str] = None,
-        contexts: Optional[Sequence[str]] = None,
-        reference: Union[str, Sequence[str], None] = None,
+        query: str | None = None,
+        response: str | None = None,
+        contexts: Sequence[str] | None = None,
+        reference: str | Sequence[str] | None = None,
         **kwargs: Any,
     ) -> EvaluationResult:
         """Score ``response`` against ``reference`` (one string or several); ``query``/``contexts`` are echoed."""
@@ -135,6 +135,6 @@ class AnswerSimilarityEvaluator(AnswerMetricEvaluator):
     """Cosine similarity of the answer's and the reference's embeddings (default threshold 0.8, as LlamaIndex's
     ``SemanticSimilarityEvaluator``; with E5, unrelated texts score about 0.75 and related but wrong answers about 0.8, so raise it to 0.85-0.9)."""
 
-    def __init__(self, embedder: Union[Embedder, BaseEmbedding], *, threshold: float = 0.8,
+    def __init__(self, embedder: Embedder | BaseEmbedding, *, threshold: float = 0.8,
                  side: str = "query") -> None:
         super().__init__(SemanticSimilarity(side=side), threshold=threshold, embedder=embedder)

@@ -10,7 +10,8 @@ reranking).
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from llama_index.core.schema import TextNode
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 from collections.abc import Mapping
-from typing import Any, Optional
+from typing import Any
 
 from llama_index.core import Document
 from llama_index.core.node_parser import SentenceSplitter
@@ -49,7 +49,7 @@ class NodeParserChunking:
     benchmark searches the text for a chunk whose offset the parser did not set).
     """
 
-    def __init__(self, parser: Any, name: Optional[str] = None) -> None:
+    def __init__(self, parser: Any, name: str | None = None) -> None:
         if not hasattr(parser, "get_nodes_from_documents"):
             raise TypeError(f"expected a LlamaIndex node parser, got {type(parser).__name__}")
         self.parser = parser
@@ -58,14 +58,14 @@ class NodeParserChunking:
     def __repr__(self) -> str:
         return f"NodeParserChunking({self.name!r}, parser={type(self.parser).__name__})"
 
-    def pieces(self, doc_id: str, text: str) -> list[tuple[str, Optional[int]]]:
+    def pieces(self, doc_id: str, text: str) -> list[tuple[str, int | None]]:
         """``[(chunk text, start offset or None)]`` of one document, in order."""
         with contextlib.redirect_stdout(io.StringIO()):  # the splitter prints advice on small chunk sizes
             nodes = self.parser.get_nodes_from_documents([Document(text=text, id_=doc_id)])
         return [(n.get_content(), n.start_char_idx) for n in nodes if n.get_content().strip()]
 
 
-def node_parser_chunking(parser: Any, name: Optional[str] = None) -> NodeParserChunking:
+def node_parser_chunking(parser: Any, name: str | None = None) -> NodeParserChunking:
     """Wrap a LlamaIndex node parser as a benchmark chunking called ``name``."""
     return NodeParserChunking(parser, name)
 

@@ -10,7 +10,7 @@ import signal
 import threading
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Optional, Union
+from typing import Any
 
 from llama_index.core.evaluation.retrieval.base import (
     BaseRetrievalEvaluator,
@@ -41,7 +41,7 @@ class QueryError:
     """
 
     index: int
-    query: Optional[str]
+    query: str | None
     message: str
 
     def __str__(self) -> str:
@@ -89,7 +89,7 @@ class DatasetEvaluation:
         """Queries neither scored nor failed (only when interrupted)."""
         return self.total - len(self.results) - len(self.errors)
 
-    def to_report(self, query_ids: Optional[Sequence[Hashable]] = None) -> Report:
+    def to_report(self, query_ids: Sequence[Hashable] | None = None) -> Report:
         """This evaluation as a :class:`~rag_eval_adapters.Report`.
 
         Parameters
@@ -106,7 +106,7 @@ class DatasetEvaluation:
             each mapping row's other fields as per-query attributes, so ``report.by("query_type")`` works.
         """
         ids = self._ids(query_ids)
-        per_query = {ids[i]: result.metric_vals_dict for i, result in zip(self.indices, self.results)}
+        per_query = {ids[i]: result.metric_vals_dict for i, result in zip(self.indices, self.results, strict=False)}
         counts = {"queries": self.total, "scored": len(self.results), "errors": len(self.errors)}
         if self.interrupted:
             counts["unfinished"] = self.unfinished
@@ -118,7 +118,7 @@ class DatasetEvaluation:
             attributes={ids[i]: a for i, a in self.attributes.items() if a},
         )
 
-    def _ids(self, query_ids: Optional[Sequence[Hashable]]) -> list[Hashable]:
+    def _ids(self, query_ids: Sequence[Hashable] | None) -> list[Hashable]:
         if query_ids is not None:
             ids = list(query_ids)
             if len(ids) != self.total:
@@ -139,7 +139,7 @@ class DatasetEvaluation:
         return [
             {"index": index, "query": result.query, **result.metric_vals_dict,
              "expected_ids": list(result.expected_ids), "retrieved_ids": list(result.retrieved_ids)}
-            for index, result in zip(self.indices, self.results)
+            for index, result in zip(self.indices, self.results, strict=False)
         ]
 
     def to_dataframe(self, include_errors: bool = False) -> Any:
@@ -176,7 +176,7 @@ class DatasetEvaluation:
 class _Run:
     """Mutable state of one data-set run, filled as queries finish (so an interrupted run keeps them)."""
 
-    def __init__(self, items: list[DatasetRow], timeout: Optional[float] = None) -> None:
+    def __init__(self, items: list[DatasetRow], timeout: float | None = None) -> None:
         self.items = items
         self.timeout = timeout
         self.results: dict[int, RetrievalEvalResult] = {}
@@ -184,8 +184,8 @@ class _Run:
             item.index: QueryError(item.index, item.query, item.problem) for item in items if item.problem
         }
         self.interrupted = False
-        self.loop: Optional[asyncio.AbstractEventLoop] = None
-        self.task: Optional[asyncio.Task] = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.task: asyncio.Task | None = None
 
     def finish(self) -> DatasetEvaluation:
         indices = sorted(self.results)
@@ -248,7 +248,7 @@ async def _evaluate_all(
         bar.close()
 
 
-def _check_timeout(timeout: Any) -> Optional[float]:
+def _check_timeout(timeout: Any) -> float | None:
     if timeout is None:
         return None
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:
@@ -268,11 +268,11 @@ def _check(evaluator: Any, workers: Any) -> None:
 
 def evaluate_dataset(
     evaluator: BaseRetrievalEvaluator,
-    dataset: Union[str, os.PathLike, Iterable[Any]],
+    dataset: str | os.PathLike | Iterable[Any],
     *,
     workers: int = 8,
     show_progress: bool = True,
-    timeout: Optional[float] = None,
+    timeout: float | None = None,
 ) -> DatasetEvaluation:
     """Evaluate every query of a data set with ``evaluator.aevaluate``, at most ``workers`` at once.
 
@@ -362,11 +362,11 @@ def _run_on_thread(evaluator: BaseRetrievalEvaluator, run: _Run, workers: int, s
 
 async def aevaluate_dataset(
     evaluator: BaseRetrievalEvaluator,
-    dataset: Union[str, os.PathLike, Iterable[Any]],
+    dataset: str | os.PathLike | Iterable[Any],
     *,
     workers: int = 8,
     show_progress: bool = True,
-    timeout: Optional[float] = None,
+    timeout: float | None = None,
 ) -> DatasetEvaluation:
     """The async form of :func:`evaluate_dataset`.
 
@@ -392,12 +392,12 @@ async def aevaluate_dataset(
 
 def evaluate_retriever(
     retriever: Any,
-    dataset: Union[str, os.PathLike, Iterable[Any]],
-    metrics: Iterable[Union[str, measures.Metric, BaseRetrievalMetric]] = ("hit_rate", "mrr"),
+    dataset: str | os.PathLike | Iterable[Any],
+    metrics: Iterable[str | measures.Metric | BaseRetrievalMetric] = ("hit_rate", "mrr"),
     *,
     workers: int = 8,
     show_progress: bool = True,
-    timeout: Optional[float] = None,
+    timeout: float | None = None,
 ) -> DatasetEvaluation:
     """Evaluate a LlamaIndex retriever on a data set: ``RetrieverEvaluator`` with these metrics, then
     :func:`evaluate_dataset`.

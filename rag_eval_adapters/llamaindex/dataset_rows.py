@@ -8,7 +8,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any
 
 
 @dataclass
@@ -17,10 +17,10 @@ class DatasetRow:
     from being evaluated (then it never reaches the retriever)."""
 
     index: int
-    query: Optional[str] = None
+    query: str | None = None
     expected_ids: list[str] = field(default_factory=list)
-    expected_texts: Optional[list[str]] = None
-    problem: Optional[str] = None
+    expected_texts: list[str] | None = None
+    problem: str | None = None
     query_id: Any = None
     attributes: dict[str, Any] = field(default_factory=dict)
 
@@ -34,7 +34,7 @@ def _field(raw: Any, name: str) -> Any:
     return getattr(raw, name, None)
 
 
-def _list_of_str(value: Any, name: str) -> Optional[list[str]]:
+def _list_of_str(value: Any, name: str) -> list[str] | None:
     if value is None:
         return None
     if isinstance(value, (str, bytes)) or not isinstance(value, Iterable) or isinstance(value, Mapping):
@@ -66,7 +66,7 @@ def _item(index: int, raw: Any) -> DatasetRow:
     return item
 
 
-def _decoded_lines(path: Path) -> Iterable[tuple[int, Union[str, UnicodeDecodeError]]]:
+def _decoded_lines(path: Path) -> Iterable[tuple[int, str | UnicodeDecodeError]]:
     """``(line number, text)`` of each line of a UTF-8 file (a leading BOM dropped); a line that is not valid
     UTF-8 gives its decoding error instead of ending the file."""
     try:

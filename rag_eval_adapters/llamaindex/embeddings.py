@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Optional
+from typing import Any
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
@@ -22,7 +22,7 @@ class LlamaIndexEmbedder:
         Identifies the model in the embedding cache; default the class and its ``model_name``.
     """
 
-    def __init__(self, embed_model: BaseEmbedding, *, name: Optional[str] = None) -> None:
+    def __init__(self, embed_model: BaseEmbedding, *, name: str | None = None) -> None:
         if not isinstance(embed_model, BaseEmbedding):
             raise TypeError(f"embed_model must be a LlamaIndex BaseEmbedding, got {type(embed_model).__name__}")
         self.embed_model = embed_model

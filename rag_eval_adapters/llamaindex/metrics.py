@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Annotated, Any, ClassVar, Literal, Optional, Union
+from typing import Annotated, Any, ClassVar, Literal
 
 from llama_index.core.bridge.pydantic import (
     ConfigDict,
@@ -67,12 +67,12 @@ class _CoreMetric(BaseRetrievalMetric):
         default="auto",
         description="'id': match ids; 'text': match texts; 'auto': ids when expected_ids is non-empty, else texts.",
     )
-    matcher: Optional[Callable[[str, str], bool]] = Field(
+    matcher: Callable[[str, str], bool] | None = Field(
         default=None,
         exclude=True,
         description="matcher(retrieved_text, expected_text) -> bool for text matching (None: contains_match).",
     )
-    _label: Optional[str] = PrivateAttr(default=None)  # the name metrics_from_names was given, when not the key
+    _label: str | None = PrivateAttr(default=None)  # the name metrics_from_names was given, when not the key
 
     def __init__(self, **options: Any) -> None:
         try:
@@ -97,7 +97,7 @@ class _CoreMetric(BaseRetrievalMetric):
         return self._core_cls.of(**options) if self.top_k is None else self._core_cls.of(k=self.top_k, **options)
 
     @classmethod
-    def from_measure(cls, metric: measures.Metric, **options: Any) -> "_CoreMetric":
+    def from_measure(cls, metric: measures.Metric, **options: Any) -> _CoreMetric:
         """The adapter for a core metric object (``measures.NDCG(k=10)`` -> ``NDCG(top_k=10)``)."""
         if not isinstance(metric, cls._core_cls):
             raise TypeError(f"{cls.__name__}.from_measure takes a {cls._core_cls.__name__}, got {metric!r}")
@@ -146,11 +146,11 @@ class _CoreMetric(BaseRetrievalMetric):
     # -- scoring ---------------------------------------------------------------------------------------
     def compute(
         self,
-        query: Optional[str] = None,
-        expected_ids: Optional[list[str]] = None,
-        retrieved_ids: Optional[list[str]] = None,
-        expected_texts: Optional[list[str]] = None,
-        retrieved_texts: Optional[list[str]] = None,
+        query: str | None = None,
+        expected_ids: list[str] | None = None,
+        retrieved_ids: list[str] | None = None,
+        expected_texts: list[str] | None = None,
+        retrieved_texts: list[str] | None = None,
         **kwargs: Any,
     ) -> RetrievalMetricResult:
         """Score one query (same call as LlamaIndex's metrics).
@@ -241,7 +241,7 @@ class _CoreMetric(BaseRetrievalMetric):
 
 def _adapter(
     core: type[measures.Metric],
-    options: Optional[dict[str, str]] = None,
+    options: dict[str, str] | None = None,
 ) -> type[_CoreMetric]:
     """The LlamaIndex metric class of a registry metric: ``top_k`` for its cutoff, its other options under
     LlamaIndex's names (``options``: core name -> LlamaIndex name), scored by the core metric."""
@@ -284,11 +284,11 @@ globals().update({cls.__name__: cls for cls in _ADAPTERS.values()})  # importabl
 
 
 def metrics_from_names(
-    names: Union[str, measures.Metric, Iterable[Union[str, measures.Metric]]],
+    names: str | measures.Metric | Iterable[str | measures.Metric],
     *,
     relevance_level: float = 1.0,
     match: MatchMode = "auto",
-    matcher: Optional[TextMatcher] = None,
+    matcher: TextMatcher | None = None,
 ) -> list[_CoreMetric]:
     """Metric instances for ``RetrieverEvaluator(metrics=...)`` from names such as ``"hit_rate@3"``.
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Optional
+from typing import Any, ClassVar, Literal
 
 from llama_index.core.bridge.pydantic import (
     ConfigDict,
@@ -51,19 +51,19 @@ class RerankRelevancyMetric(BaseRetrievalMetric):
     _llama_name: ClassVar[str] = "rerank_relevancy"
 
     agg: Literal["max", "mean", "median"] = Field(default="max", description="Aggregation of the per-text scores.")
-    normalize: Optional[Literal["sigmoid"]] = Field(
+    normalize: Literal["sigmoid"] | None = Field(
         default=None, description="'sigmoid' maps uncalibrated scores (logits) into [0, 1] before aggregating."
     )
     _scorer: Any = PrivateAttr()
-    _key: Optional[str] = PrivateAttr(default=None)
+    _key: str | None = PrivateAttr(default=None)
 
     def __init__(
         self,
         scorer: RelevanceScorer,
         agg: Literal["max", "mean", "median"] = "max",
-        normalize: Optional[Literal["sigmoid"]] = None,
+        normalize: Literal["sigmoid"] | None = None,
         *,
-        key: Optional[str] = None,
+        key: str | None = None,
     ) -> None:
         check_relevancy_options(scorer, agg, normalize)
         if key is not None and (not isinstance(key, str) or not key):
@@ -101,12 +101,12 @@ class RerankRelevancyMetric(BaseRetrievalMetric):
 
     def compute(
         self,
-        query: Optional[str] = None,
-        expected_ids: Optional[list[str]] = None,
-        retrieved_ids: Optional[list[str]] = None,
-        expected_texts: Optional[list[str]] = None,
-        retrieved_texts: Optional[list[str]] = None,
-        agg: Optional[Literal["max", "mean", "median"]] = None,
+        query: str | None = None,
+        expected_ids: list[str] | None = None,
+        retrieved_ids: list[str] | None = None,
+        expected_texts: list[str] | None = None,
+        retrieved_texts: list[str] | None = None,
+        agg: Literal["max", "mean", "median"] | None = None,
         **kwargs: Any,
     ) -> RetrievalMetricResult:
         """Score one query (LlamaIndex's call; synchronous, as ``RetrieverEvaluator.aevaluate`` calls it).
@@ -168,12 +168,12 @@ class CohereRerankRelevancyMetric(RerankRelevancyMetric):
     def __init__(
         self,
         model: str = DEFAULT_COHERE_MODEL,
-        api_key: Optional[str] = None,
-        base_url: Optional[str] = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
         agg: Literal["max", "mean", "median"] = "max",
         *,
-        normalize: Optional[Literal["sigmoid"]] = None,
-        key: Optional[str] = None,
+        normalize: Literal["sigmoid"] | None = None,
+        key: str | None = None,
         **reranker_kwargs: Any,
     ) -> None:
         if agg not in AGGREGATIONS:  # before the reranker asks for a key

@@ -168,7 +168,7 @@ class SqliteCache:
                 part = keys[start : start + 500]
                 marks = ",".join("?" * len(part))
                 sql = f"SELECT key, value, digest FROM calls WHERE key IN ({marks})"
-                for key, value, digest in self._run(lambda c: c.execute(sql, part).fetchall()):
+                for key, value, digest in self._run(lambda c, sql=sql, part=part: c.execute(sql, part).fetchall()):
                     if isinstance(value, str) and digest == _digest(key, value):
                         try:
                             out[key] = json.loads(value)
@@ -294,7 +294,7 @@ def cached_map(
     found = lookup_quietly(cache, set(keys), validate) if cache is not None else {}
     hits = sum(1 for k in keys if k in found)
     todo: dict[str, Any] = {}
-    for key, item in zip(keys, inputs):
+    for key, item in zip(keys, inputs, strict=False):
         if key not in found and key not in todo:
             todo[key] = item
     if todo:
@@ -303,7 +303,7 @@ def cached_map(
             raise ValueError(f"compute returned {len(results)} results for {len(todo)} inputs ({namespace})")
         if validate is not None:
             results = [validate(r) for r in results]
-        new = dict(zip(todo, results))
+        new = dict(zip(todo, results, strict=False))
         if cache is not None:
             store_quietly(cache, new)
         found.update(new)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import io
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 FORMATS = ("table", "json", "csv", "markdown")
 MEAN_ROW = "all"  # label of the mean row in CSV output, as trec_eval labels its summary lines
 
 
-def split_key(key: str) -> tuple[str, Optional[int]]:
+def split_key(key: str) -> tuple[str, int | None]:
     """Split ``"ndcg@10"`` into ``("ndcg", 10)``; a key without a cutoff gives ``(key, None)``."""
     name, sep, cut = key.rpartition("@")
     if sep and cut.isdigit():
@@ -17,7 +18,7 @@ def split_key(key: str) -> tuple[str, Optional[int]]:
     return key, None
 
 
-def _fmt(value: Optional[float], digits: int = 4) -> str:
+def _fmt(value: float | None, digits: int = 4) -> str:
     if value is None:
         return "-"
     return f"{value:.{digits}f}"
@@ -27,7 +28,7 @@ def _fmt_p(p: float) -> str:
     return "<0.0001" if p < 0.0001 else f"{p:.4f}"
 
 
-def _grid(keys: Sequence[str]) -> Optional[tuple[list[str], list[int], dict[tuple[str, int], str]]]:
+def _grid(keys: Sequence[str]) -> tuple[list[str], list[int], dict[tuple[str, int], str]] | None:
     """Rows, cutoffs and cells when the keys form a full metric x k grid (at least 2 cutoffs)."""
     rows: list[str] = []
     cuts: list[int] = []
@@ -50,7 +51,7 @@ def _counts_line(counts: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}: {v}" for k, v in counts.items())
 
 
-def _rich_table(title: Optional[str], header: Sequence[str], rows: Iterable[Sequence[str]], numeric_from: int = 1):
+def _rich_table(title: str | None, header: Sequence[str], rows: Iterable[Sequence[str]], numeric_from: int = 1):
     """A rich table with its title on a line of its own above it (so a narrow table never wraps it)."""
     from rich.console import Group
     from rich.table import Table

@@ -5,8 +5,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
 from ..report import Report, as_report
 from ._text import (
@@ -29,7 +30,7 @@ class QueryDetail:
 
     relevant: int
     retrieved: int
-    first_relevant_rank: Optional[int]
+    first_relevant_rank: int | None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -42,7 +43,7 @@ class QueryDetail:
 def worst_queries(
     per_query: Mapping[str, Mapping[str, float]],
     metric: str,
-    errors: Optional[Mapping[str, str]] = None,
+    errors: Mapping[str, str] | None = None,
 ) -> list[str]:
     """Query ids ordered worst first: ascending ``metric``, ties by query id; failed queries last."""
     errors = errors or {}
@@ -76,10 +77,10 @@ def evaluation_to_dict(
     report: Report,
     *,
     per_query: bool = True,
-    sort_by: Optional[str] = None,
-    details: Optional[Mapping[str, QueryDetail]] = None,
-    limit: Optional[int] = None,
-    run_name: Optional[str] = None,
+    sort_by: str | None = None,
+    details: Mapping[str, QueryDetail] | None = None,
+    limit: int | None = None,
+    run_name: str | None = None,
 ) -> dict[str, Any]:
     """The evaluation as plain data for JSON output.
 
@@ -144,8 +145,8 @@ def _mean_rows(mean: Mapping[str, float]) -> tuple[list[str], list[list[str]]]:
 def _per_query_rows(
     report: Report,
     sort_by: str,
-    details: Optional[Mapping[str, QueryDetail]],
-    limit: Optional[int],
+    details: Mapping[str, QueryDetail] | None,
+    limit: int | None,
 ) -> tuple[list[str], list[list[str]]]:
     keys = list(report.mean)
     columns = _per_query_columns(keys, sort_by)
@@ -179,9 +180,9 @@ def evaluation_tables(
     report: Report,
     *,
     per_query: bool = False,
-    sort_by: Optional[str] = None,
-    details: Optional[Mapping[str, QueryDetail]] = None,
-    limit: Optional[int] = None,
+    sort_by: str | None = None,
+    details: Mapping[str, QueryDetail] | None = None,
+    limit: int | None = None,
     title: str = "Mean over queries",
 ) -> list[Any]:
     """Rich renderables for the terminal: the mean table, the counts line and, with ``per_query``, the
@@ -205,10 +206,10 @@ def render_evaluation(
     fmt: str = "table",
     *,
     per_query: bool = False,
-    sort_by: Optional[str] = None,
-    details: Optional[Mapping[str, QueryDetail]] = None,
-    limit: Optional[int] = None,
-    run_name: Optional[str] = None,
+    sort_by: str | None = None,
+    details: Mapping[str, QueryDetail] | None = None,
+    limit: int | None = None,
+    run_name: str | None = None,
 ) -> str:
     """Render one run's evaluation as text.
 

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping, Optional, Union
 
 from ._text import split_key
 
 
 def plot_metrics(
     means: Mapping[str, Mapping[str, float]],
-    path: Union[str, Path],
+    path: str | Path,
     *,
-    title: Optional[str] = None,
+    title: str | None = None,
 ) -> Path:
     """Draw each metric against k and write a PNG to ``path``; returns the path.
 
@@ -47,7 +47,7 @@ def plot_metrics(
     nrows = math.ceil(len(panels) / ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 3.8 * nrows), squeeze=False)
     flat = axes.ravel()
-    for ax, panel in zip(flat, panels):
+    for ax, panel in zip(flat, panels, strict=False):
         if panel == "__bars__":
             width = 0.8 / len(runs)
             for i, run in enumerate(runs):

@@ -230,7 +230,7 @@ async def arerank_relevancy_batch(
 
     outcomes = await asyncio.gather(*(one(q, t) for _, q, t in rows), return_exceptions=True)
     result = BatchRelevancy()
-    for (qid, _, _), outcome in zip(rows, outcomes):
+    for (qid, _, _), outcome in zip(rows, outcomes, strict=False):
         if isinstance(outcome, BaseException):
             if not isinstance(outcome, Exception):
                 raise outcome

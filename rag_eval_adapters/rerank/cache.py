@@ -11,7 +11,15 @@ import os
 import threading
 from collections.abc import Sequence
 
-from ..modelcalls.cache import CallCache, InMemoryCache, SqliteCache, finite_score, lookup_quietly, open_cache, store_quietly
+from ..modelcalls.cache import (
+    CallCache,
+    InMemoryCache,
+    SqliteCache,
+    finite_score,
+    lookup_quietly,
+    open_cache,
+    store_quietly,
+)
 from ..modelcalls.cache import cache_key as _call_key
 from .base import RelevanceScorer, check_scores, validate_query_texts
 
@@ -75,7 +83,7 @@ class CachedScorer:
         keys = [cache_key(self.name, query, t) for t in texts]
         found = lookup_quietly(self.cache, set(keys), finite_score(self.calibrated))
         missing: dict[str, str] = {}
-        for key, text in zip(keys, texts):
+        for key, text in zip(keys, texts, strict=False):
             if key not in found and key not in missing:
                 missing[key] = text
         with self._lock:
@@ -85,7 +93,7 @@ class CachedScorer:
 
     def _store(self, query: str, keys: list[str], found: dict[str, float], todo: list[str], scores: list[float]) -> list[float]:
         scores = check_scores(query, todo, scores, calibrated=self.calibrated, source=repr(self.scorer))
-        new = {cache_key(self.name, query, t): s for t, s in zip(todo, scores)}
+        new = {cache_key(self.name, query, t): s for t, s in zip(todo, scores, strict=False)}
         store_quietly(self.cache, new)
         found.update(new)
         return [found[k] for k in keys]

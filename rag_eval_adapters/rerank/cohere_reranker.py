@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..modelcalls.retry import RetryPolicy, is_retryable_status
 from .base import validate_query_texts
 from .cache import CachedScorer, ScoreCache, as_cache
 from .errors import RerankError, RerankResponseError, short_query
-from ..modelcalls.retry import RetryPolicy, is_retryable_status
 
 __all__ = ["CohereReranker", "RerankUsage", "DEFAULT_COHERE_MODEL", "resolve_cohere_api_key"]
 

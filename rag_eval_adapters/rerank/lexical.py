@@ -61,7 +61,7 @@ class LexicalScorer:
             return 0.0
         unigram = len(q_set & set(t_terms)) / len(q_set)
         if q_bigrams:
-            t_bigrams = set(zip(t_terms, t_terms[1:]))
+            t_bigrams = set(zip(t_terms, t_terms[1:], strict=False))
             bigram = len(q_bigrams & t_bigrams) / len(q_bigrams)
         else:
             bigram = unigram
@@ -76,7 +76,7 @@ class LexicalScorer:
         stop_query = not q_terms  # an all-stopword query ("to be or not to be") matches on stopwords
         if stop_query:
             q_terms = q_tokens
-        q_bigrams = set(zip(q_terms, q_terms[1:]))
+        q_bigrams = set(zip(q_terms, q_terms[1:], strict=False))
         return [self._pair_score(q_terms, q_bigrams, text, stop_query) for text in items]
 
     async def ascore(self, query: str, texts: Sequence[str]) -> list[float]:

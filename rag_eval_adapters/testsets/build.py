@@ -75,7 +75,7 @@ class Corpus:
     def occurrences(self, evidence: str, source: Chunk) -> list[tuple[Chunk, list[tuple[int, int]]]]:
         """``(chunk, [(start, end), ...])`` for each chunk containing ``evidence``, ``source`` first."""
         found = []
-        for chunk, norm in zip(self.chunks, self._norm):
+        for chunk, norm in zip(self.chunks, self._norm, strict=False):
             hits = contains_evidence(chunk.text, evidence, norm)
             if hits:
                 found.append((chunk, hits))

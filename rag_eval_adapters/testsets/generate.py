@@ -368,14 +368,14 @@ def _run(tasks: list[Task], out: _Output, caller: _Caller, settings: Settings, c
 
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="testset")
     futures: list[Future | dict[str, Any] | None] = []
-    for task, key in zip(tasks, keys):
+    for task, key in zip(tasks, keys, strict=False):
         if out.done(key):
             futures.append(None)
         else:
             futures.append(out.reply(key) or pool.submit(work, task, key))
     finished = False
     try:
-        for task, key, pending in zip(tasks, keys, futures):
+        for task, key, pending in zip(tasks, keys, futures, strict=False):
             if pending is not None:
                 try:
                     reply = pending.result() if isinstance(pending, Future) else pending
