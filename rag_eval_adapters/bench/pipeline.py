@@ -169,6 +169,7 @@ def _answer_all(results: list[ConfigResult], cases: list[Case], chunks: dict[str
                    for c, p in answered]
         result.answers = score_answers(records, embedder) if records else None
         result.answer_errors = errors
+        result.answer_texts = {c.query_id: p for c, p in answered}
 
 
 def run_bench(
