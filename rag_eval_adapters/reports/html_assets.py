@@ -651,6 +651,7 @@ function configColumn(ci, qi) {
   if (answer) col.appendChild(answerBlock(answer));
   return col;
 }
+var chosen = null;
 function openQuestion(qi, worst) {
   var q = questions[qi];
   drill.hidden = false;
@@ -672,7 +673,7 @@ function openQuestion(qi, worst) {
   }
   var best = 0;
   configs.forEach(function (c, ci) { var v = c.mean[DATA.headline]; if (typeof v === "number" && v > (configs[best].mean[DATA.headline] || 0)) best = ci; });
-  var pick = [best, worst === null || worst === undefined || worst === best ? (configs.length > 1 ? (best + 1) % configs.length : best) : worst];
+  var pick = chosen || [best, worst === null || worst === undefined || worst === best ? (configs.length > 1 ? (best + 1) % configs.length : best) : worst];
   var options = configs.map(function (c, i) { return [String(i), showId(c.name)]; });
   var controls = el("div", {"class": "controls"});
   var pair = el("div", {"class": "pair"});
@@ -681,8 +682,9 @@ function openQuestion(qi, worst) {
     pair.appendChild(configColumn(pick[0], qi));
     if (configs.length > 1) pair.appendChild(configColumn(pick[1], qi));
   }
-  controls.appendChild(selectBox("drill-a", "Left", options, pick[0], function (v) { pick[0] = Number(v); draw(); }));
-  if (configs.length > 1) controls.appendChild(selectBox("drill-b", "Right", options, pick[1], function (v) { pick[1] = Number(v); draw(); }));
+  // once a reader picks the two configurations, every question opens with that pair
+  controls.appendChild(selectBox("drill-a", "Left", options, pick[0], function (v) { pick[0] = Number(v); chosen = pick; draw(); }));
+  if (configs.length > 1) controls.appendChild(selectBox("drill-b", "Right", options, pick[1], function (v) { pick[1] = Number(v); chosen = pick; draw(); }));
   drill.appendChild(controls);
   drill.appendChild(pair);
   var back = el("a", {href: "#questions", text: "Back to the questions"});

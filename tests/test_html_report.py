@@ -1,0 +1,157 @@
+"""report.html without a browser: the embedded data, the escaping, the page-data checks, and what the bench writes."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import sys
+from html import unescape
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from bench_helpers import HashEmbedder, case_records, documents  # noqa: E402
+from html_pages import PROBE_TEXT, probe_page, small_page  # noqa: E402
+
+from rag_eval_adapters import read_trec_qrels, read_trec_run  # noqa: E402
+from rag_eval_adapters.bench import BenchSettings, Chunk, cases_from_records, run_bench  # noqa: E402
+from rag_eval_adapters.bench.html_page import evidence_offsets  # noqa: E402
+from rag_eval_adapters.reports.html import (  # noqa: E402
+    check_page,
+    json_for_script,
+    render_html,
+    write_html_report,
+)
+
+DATA_BLOCK = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
+
+
+def embedded(html: str) -> dict:
+    blocks = DATA_BLOCK.findall(html)
+    assert len(blocks) == 1
+    return json.loads(blocks[0])
+
+
+def test_embedded_json_round_trips_and_cannot_close_its_script_element():
+    page = probe_page()
+    html = render_html(page)
+    block = DATA_BLOCK.findall(html)[0]
+    assert not set(block) & set("<>&\u2028\u2029")
+    assert embedded(html) == json.loads(json.dumps(page))
+    # exactly the two script elements of the page: its data and its own code
+    assert html.lower().count("<script") == 2 and html.lower().count("</script") == 2
+
+
+def test_json_for_script_escapes_and_refuses_non_finite_numbers():
+    assert json_for_script({"t": "</script>&\u2028"}) == '{"t":"\\u003c/script\\u003e\\u0026\\u2028"}'
+    with pytest.raises(ValueError, match=r"data\.configurations\[0\]\.mean\.ndcg@10"):
+        json_for_script({"configurations": [{"mean": {"ndcg@10": float("nan")}}]})
+
+
+def test_the_title_is_escaped_and_the_page_allows_only_its_own_script():
+    html = render_html({**small_page(), "title": "<b>x</b> & \"y\""})
+    assert "<title>&lt;b&gt;x&lt;/b&gt; &amp; &quot;y&quot;</title>" in html
+    policy = unescape(re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html).group(1))
+    assert "default-src 'none'" in policy and "unsafe-inline" not in policy.split("script-src")[1]
+    code = re.findall(r"<script>(.*?)</script>", html, re.S)[0]
+    digest = base64.b64encode(hashlib.sha256(code.encode()).digest()).decode()
+    assert f"script-src 'sha256-{digest}'" in policy
+
+
+def test_the_script_never_parses_data_as_markup_and_the_page_names_no_remote_address():
+    html = render_html(small_page())
+    code = re.findall(r"<script>(.*?)</script>", html, re.S)[0]
+    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function",
+                 "setAttribute(\"href\"", "setAttribute(\"src\""):
+        assert sink not in code, sink
+    addresses = set(re.findall(r"(?:https?:)?//[\w.-]+", html))
+    assert addresses <= {"http://www.w3.org"}  # the SVG namespace name, never fetched
+
+
+def test_check_page_names_the_field_at_fault():
+    with pytest.raises(TypeError, match="'title' must be a string"):
+        check_page({"configurations": []})
+    with pytest.raises(TypeError, match=r"configurations\[1\] must be a mapping with a string 'name'"):
+        check_page({"title": "t", "configurations": [{"name": "a"}, {"mean": {}}]})
+    page = small_page()
+    page["retrieved"] = page["retrieved"][:1]
+    with pytest.raises(ValueError, match=r"'retrieved' must hold one list per configuration \(2\), got 1"):
+        render_html(page)
+    page = small_page()
+    page["per_query"][1] = page["per_query"][1][:1]
+    with pytest.raises(ValueError, match=r"per_query\[1\] must hold one entry per question \(2\)"):
+        check_page(page)
+    page = small_page()
+    page["chunks"]["texts"].pop()
+    with pytest.raises(ValueError, match="chunks.ids and chunks.texts must have the same length"):
+        check_page(page)
+
+
+def test_write_html_report_writes_the_rendered_page(tmp_path):
+    path = write_html_report(small_page(), tmp_path / "report.html")
+    assert path.read_text(encoding="utf-8") == render_html(small_page())
+    assert PROBE_TEXT not in path.read_text(encoding="utf-8")
+
+
+def test_evidence_offsets_follow_spans_texts_and_chunk_ids():
+    case = cases_from_records([{"query_id": "q", "query": "x", "evidence_spans": [
+        {"doc_id": "d", "start": 5, "end": 15}, {"doc_id": "e", "start": 0, "end": 3}]}])[0]
+    assert evidence_offsets(Chunk("d#0", "d", "abcdefghij", 10, 20), case) == [0, 5]
+    assert evidence_offsets(Chunk("d#1", "d", "abcdefghij", 0, 10), case) == [5, 10]
+    assert evidence_offsets(Chunk("d#2", "d", "abcdefghij", 20, 30), case) == []
+    by_text = cases_from_records([{"query_id": "q", "query": "x", "evidence": "Oxbow   LAKE forms"}])[0]
+    chunk = Chunk("r#0", "r", "When a loop is cut off an oxbow lake\nforms.", 0, 43)
+    start, end = evidence_offsets(chunk, by_text)
+    assert chunk.text[start:end] == "oxbow lake\nforms"
+    inside = Chunk("r#1", "r", "oxbow lake", 0, 10)
+    assert evidence_offsets(inside, by_text) == [0, 10]
+    by_id = cases_from_records([{"query_id": "q", "query": "x", "relevant_chunk_ids": ["r#0"]}])[0]
+    assert evidence_offsets(chunk, by_id) == []
+
+
+@pytest.fixture(scope="module")
+def bench_folder(tmp_path_factory):
+    pytest.importorskip("llama_index.core")
+    pytest.importorskip("bm25s")
+    out = tmp_path_factory.mktemp("bench_html") / "report"
+    run_bench(documents(), case_records(), chunkings=["16:0", "32:8"], retrievers=["bm25", "e5"],
+              rerankers=["lexical"], settings=BenchSettings(ks=(1, 3, 5), e2e_limit=4, permutations=100),
+              embedder=HashEmbedder(), output_dir=out)
+    return out
+
+
+def test_the_bench_page_holds_the_runs_grades_and_evidence_of_its_report_folder(bench_folder):
+    data = embedded((bench_folder / "report.html").read_text(encoding="utf-8"))
+    report = json.loads((bench_folder / "report.json").read_text(encoding="utf-8"))
+    assert [c["name"] for c in data["configurations"]] == list(report["configurations"])
+    assert data["verdict"] == report["verdict"] and data["headline"] == report["headline_metric"] == "ndcg@5"
+    ids, texts = data["chunks"]["ids"], data["chunks"]["texts"]
+    evidence = {r["query_id"]: r["evidence"] for r in case_records()}
+    qids = [q["id"] for q in data["questions"]]
+    for ci, (name, conf) in enumerate(report["configurations"].items()):
+        run = read_trec_run(bench_folder / conf["files"]["run"])
+        qrels = read_trec_qrels(bench_folder / conf["files"]["qrels"])
+        assert data["configurations"][ci]["mean"] == {**conf["mean"], **conf["answers"]["mean"]}
+        for qi, qid in enumerate(qids):
+            ranking = data["retrieved"][ci][qi]
+            expected = sorted(run.get(qid, {}).items(), key=lambda kv: -kv[1])[:5]
+            assert [ids[e[0]] for e in ranking] == [d for d, _ in expected], (name, qid)
+            assert [e[2] for e in ranking] == [qrels[qid].get(ids[e[0]], 0) for e in ranking]
+            for chunk, _, grade, offsets in ranking:
+                assert bool(offsets) == (grade > 0)
+                for start, end in zip(offsets[::2], offsets[1::2], strict=True):
+                    assert texts[chunk][start:end] in evidence[qid]
+            values = data["per_query"][ci][qi]
+            assert values == [conf["per_query"][qid][m] for m in data["query_metrics"]]
+        answered = {str(q) for q in conf["answers"]["per_query"]}
+        assert {qids[qi] for qi, a in enumerate(data["answers"][ci]) if a} == answered
+        for qi, answer in enumerate(data["answers"][ci]):
+            if answer:
+                assert answer["scores"] == {k: v for k, v in conf["answers"]["per_query"][qids[qi]].items()
+                                            if k != "query_type"}
+                assert isinstance(answer["text"], str)
+    assert len(data["tests"]) == len(report["comparison"]["tests"])
