@@ -19,8 +19,8 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
-def skip_reason() -> str | None:
-    """Why the browser tests cannot run here, or None."""
+def missing() -> str | None:
+    """What the browser tests lack here (the package or the browser), or None."""
     if importlib.util.find_spec("playwright") is None:
         return "the playwright package is not installed (pip install playwright; it is in the test extra)"
     if not CHROMIUM.is_file():
@@ -28,9 +28,17 @@ def skip_reason() -> str | None:
     return None
 
 
+def skip_reason() -> str | None:
+    """Why the browser tests are skipped here, or None. Never under CI (``CI`` set), which installs the browser:
+    there a missing browser fails the tests instead of hiding them."""
+    return None if os.environ.get("CI") else missing()
+
+
 def require_browser() -> None:
-    """Skip the calling test (or module) when the browser cannot run."""
-    reason = skip_reason()
+    """Skip the calling test when the browser cannot run (fail under CI, which installs it)."""
+    reason = missing()
+    if reason and os.environ.get("CI"):
+        pytest.fail(f"CI runs the browser tests, but {reason}")
     if reason:
         pytest.skip(reason)
 
@@ -75,12 +83,13 @@ class WatchedPage:
         self.page.close()
 
 
-def screenshot(page, name: str) -> Path | None:
-    """Save a PNG of ``page`` into the folder named by ``RAG_EVAL_SCREENSHOTS`` (when set)."""
+def screenshot(target, name: str) -> Path | None:
+    """Save a PNG of ``target`` (a page: its viewport; a locator: that element) into the folder named by
+    ``RAG_EVAL_SCREENSHOTS`` (when set)."""
     folder = os.environ.get("RAG_EVAL_SCREENSHOTS")
     if not folder:
         return None
     Path(folder).mkdir(parents=True, exist_ok=True)
     path = Path(folder) / name
-    page.screenshot(path=str(path), full_page=False)
+    target.screenshot(path=str(path))
     return path

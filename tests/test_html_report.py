@@ -155,3 +155,60 @@ def test_the_bench_page_holds_the_runs_grades_and_evidence_of_its_report_folder(
                                             if k != "query_type"}
                 assert isinstance(answer["text"], str)
     assert len(data["tests"]) == len(report["comparison"]["tests"])
+
+
+# ---------------------------------------------------------------- pages of evaluate, compare and answers
+
+QRELS = {"q1": {"d1": 2, "d3": 1}, "q2": {"d2": 1}, "q3": {"d9": 1}}
+RUN_A = {"q1": {"d1": 0.9, "d2": 0.5, "d3": 0.5}, "q2": {"d1": 0.4, "d2": 0.3}, "q3": {"d4": 1.0}}
+RUN_B = {"q1": {"d3": 0.8, "d1": 0.7}, "q2": {"d2": 0.9}, "q3": {"d9": 0.2, "d4": 0.1}}
+METRICS = ["ndcg@2", "ndcg@5", "recall@2", "recall@5"]
+
+
+def test_report_page_of_runs_holds_means_per_query_values_rankings_and_tests():
+    from rag_eval_adapters import evaluate
+    from rag_eval_adapters.compare import compare_reports
+    from rag_eval_adapters.reports import report_page
+
+    types = {"q1": {"query_type": "literal"}, "q2": {"query_type": "literal"}, "q3": {"query_type": "scenario"}}
+    reports = {name: evaluate(QRELS, run, METRICS).with_attributes(types) for name, run in (("A", RUN_A), ("B", RUN_B))}
+    comparison = compare_reports(reports, n_permutations=100, n_bootstrap=100)
+    page = report_page(reports, title="t", comparison=comparison, runs={"A": RUN_A, "B": RUN_B}, qrels=QRELS, depth=2)
+    check_page(page)
+    assert page["families"] == ["ndcg", "recall"] and page["ks"] == [2, 5] and page["headline"] == "ndcg@2"
+    assert page["query_types"] == {"literal": 2, "scenario": 1}
+    assert [c["mean"] for c in page["configurations"]] == [reports["A"].mean, reports["B"].mean]
+    literal = page["configurations"][0]["by_type"]["literal"]
+    assert literal["ndcg@2"] == pytest.approx((reports["A"].per_query["q1"]["ndcg@2"]
+                                               + reports["A"].per_query["q2"]["ndcg@2"]) / 2)
+    assert [q["id"] for q in page["questions"]] == ["q1", "q2", "q3"]
+    assert page["per_query"][1][2] == [reports["B"].per_query["q3"][m] for m in METRICS]
+    ids = page["chunks"]["ids"]
+    # trec_eval's order (score descending, ties by doc id descending), cut at depth, with the qrels' grades
+    assert [(ids[e[0]], e[2]) for e in page["retrieved"][0][0]] == [("d1", 2), ("d3", 1)]
+    assert [(ids[e[0]], e[2]) for e in page["retrieved"][1][2]] == [("d9", 1), ("d4", 0)]
+    assert [(t["a"], t["b"], t["metric"], t["p"]) for t in page["tests"]] == [
+        (t.run_a, t.run_b, t.metric, t.p_value) for t in comparison.tests]
+    only_map = report_page({"A": evaluate(QRELS, RUN_A, ["map", "ndcg@5"])}, title="t")
+    assert only_map["families"] == [] and only_map["metrics"] == ["map", "ndcg@5"]
+
+
+def test_report_page_of_answer_records_shows_answers_scores_and_claims():
+    from rag_eval_adapters.answers import evaluate_answers
+    from rag_eval_adapters.reports import report_page
+
+    claim = {"text": "Vesuvius did it.", "verdict": "supported", "quote": "Vesuvius", "chunk_id": "c1", "start": 4,
+             "end": 12}
+    records = [{"query_id": "q1", "query": "which volcano buried Pompeii", "prediction": "Vesuvius",
+                "reference": "Vesuvius", "query_type": "literal", "claims": [claim]},
+               {"query_id": 2, "question": "what makes dough rise", "prediction": "heat",
+                "references": ["yeast", "Yeast."], "query_type": "paraphrase"}]
+    report = evaluate_answers(records, ["em", "f1"], progress=False)
+    page = report_page({"answers": report}, title="answers", records=records)
+    check_page(page)
+    assert [(q["id"], q["text"], q["type"], q["reference"]) for q in page["questions"]] == [
+        ("q1", "which volcano buried Pompeii", "literal", "Vesuvius"),
+        ("2", "what makes dough rise", "paraphrase", "yeast | Yeast.")]
+    first, second = page["answers"][0]
+    assert first == {"text": "Vesuvius", "scores": {"em": 1.0, "f1": 1.0}, "claims": [claim]}
+    assert second == {"text": "heat", "scores": {"em": 0.0, "f1": 0.0}}

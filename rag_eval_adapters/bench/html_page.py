@@ -13,12 +13,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..reports.html_pages import claims_of
 from .report_text import intro_lines
 from .scoring import METRIC_DEFINITIONS
 
-__all__ = ["bench_page", "evidence_offsets", "CLAIM_FIELDS"]
-
-CLAIM_FIELDS = ("text", "verdict", "quote", "chunk_id", "start", "end")
+__all__ = ["bench_page", "evidence_offsets"]
 
 
 def _text_offsets(text: str, expected: str) -> list[int]:
@@ -54,13 +53,6 @@ def evidence_offsets(chunk: Any, case: Any) -> list[int]:
     return out
 
 
-def _claims(attributes: Mapping[str, Any]) -> list[dict[str, Any]] | None:
-    claims = attributes.get("claims")
-    if not isinstance(claims, list):
-        return None
-    return [{k: c.get(k) for k in CLAIM_FIELDS} for c in claims if isinstance(c, Mapping)]
-
-
 def _answer(result: Any, qid: str) -> dict[str, Any] | None:
     texts = getattr(result, "answer_texts", {}) or {}
     report = result.answers
@@ -71,7 +63,7 @@ def _answer(result: Any, qid: str) -> dict[str, Any] | None:
     entry: dict[str, Any] = {"text": texts[qid], "scores": dict(report.per_query.get(qid, {}))}
     if qid in report.errors:
         entry["error"] = str(report.errors[qid])
-    claims = _claims(report.attributes.get(qid, {}))
+    claims = claims_of(report.attributes.get(qid, {}))
     if claims is not None:
         entry["claims"] = claims
     return entry

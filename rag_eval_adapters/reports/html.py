@@ -82,7 +82,11 @@ def json_for_script(data: Any) -> str:
 
     Raises ``ValueError`` on a non-finite number, naming where it is.
     """
-    text = json.dumps(_finite(data, "data"), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        _finite(data, "data")  # names where the non-finite number is
+        raise
     for char, escaped in _JSON_ESCAPES.items():
         text = text.replace(char, escaped)
     return text

@@ -2,7 +2,8 @@
 
 The script reads the page data from the ``report-data`` JSON block and builds the page with DOM calls only
 (``textContent``, ``setAttribute`` of non-URL attributes, ``createElementNS`` for SVG): no data is ever parsed
-as markup. When the page is built it sets ``data-ready`` on the root element.
+as markup. When the page is built it marks ``report-ready`` in the performance timeline and sets ``data-ready``
+on the root element (what the tests and ``benchmarks/bench_html.py`` wait for).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ svg .series.focus path { stroke-width: 3; }
 .chunks { padding-left: 1.4rem; }
 .chunk { margin: .5rem 0; padding: .4rem .6rem; border: 1px solid var(--line); border-radius: 4px; }
 .chunk.relevant { border-left: 5px solid #009E73; }
-.chunk-head { font-size: .85rem; color: var(--muted); }
+.chunk-head { font-size: .85rem; color: var(--muted); cursor: pointer; }
 .grade { display: inline-block; min-width: 3.2rem; padding: 0 .3rem; border-radius: 3px; background: #eee;
          color: #000; font-weight: 700; }
 .grade.g0 { background: #eee; }
@@ -596,10 +597,13 @@ function chunkCard(entry, rank, claims) {
   for (var i = 0; i + 1 < spans.length; i += 2) ranges.push({start: spans[i], end: spans[i + 1], cls: "evidence"});
   claims.forEach(function (c) { if (c.chunk_id === id && typeof c.start === "number") ranges.push({start: c.start, end: c.end, cls: "claim"}); });
   var li = el("li", {"class": "chunk" + (grade > 0 ? " relevant" : ""), "data-chunk-id": id, "data-grade": grade});
-  var head = el("div", {"class": "chunk-head"}, ["rank " + rank + " \u00b7 ", idText(id), " \u00b7 score " + (typeof entry[1] === "number" ? entry[1].toPrecision(4) : "\u2013") + " \u00b7 ",
+  var box = el("details");
+  if (grade > 0 || rank <= 3 || claims.some(function (c) { return c.chunk_id === id; })) box.open = true;
+  var head = el("summary", {"class": "chunk-head"}, ["rank " + rank + " \u00b7 ", idText(id), " \u00b7 score " + (typeof entry[1] === "number" ? entry[1].toPrecision(4) : "\u2013") + " \u00b7 ",
     el("span", {"class": "grade " + (grade > 0 ? "gpos" : "g0"), text: "grade " + grade, title: grade > 0 ? "relevant: grade = percent of the evidence this chunk covers (or 1 for a matched text)" : "not relevant"})]);
-  li.appendChild(head);
-  li.appendChild(highlighted(text, ranges));
+  box.appendChild(head);
+  box.appendChild(highlighted(text, ranges));
+  li.appendChild(box);
   return li;
 }
 function answerBlock(answer) {
@@ -642,13 +646,13 @@ function configColumn(ci, qi) {
   var answer = DATA.answers && DATA.answers[ci] ? DATA.answers[ci][qi] : null;
   var claims = answer && answer.claims ? answer.claims : [];
   var ranking = DATA.retrieved && DATA.retrieved[ci] ? DATA.retrieved[ci][qi] : null;
+  if (answer) col.appendChild(answerBlock(answer));
   if (ranking) {
-    col.appendChild(el("h4", {text: "Top " + ranking.length + " chunks"}));
+    col.appendChild(el("h4", {text: "Top " + ranking.length + " chunks (relevant ones and the first three open)"}));
     var ol = el("ol", {"class": "chunks"});
     ranking.forEach(function (entry, i) { ol.appendChild(chunkCard(entry, i + 1, claims)); });
     col.appendChild(ol);
   }
-  if (answer) col.appendChild(answerBlock(answer));
   return col;
 }
 var chosen = null;
@@ -700,6 +704,7 @@ configTable();
 charts();
 tests();
 questionList();
+if (window.performance && performance.mark) performance.mark("report-ready");
 document.documentElement.setAttribute("data-ready", "1");
 })();
 """
