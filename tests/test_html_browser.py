@@ -44,6 +44,7 @@ def test_the_page_loads_from_disk_under_the_socket_guard_with_no_error_and_no_re
         assert page.locator("h1").text_content() == "test report"
         assert [h.text_content() for h in page.locator("h2").all()] == [
             "Verdict", "Configurations", "Charts", "Paired tests", "Questions", "Question"]
+        assert page.locator("th:not([scope])").count() == 0  # every header cell says what it heads
         assert page.locator("#chart-vs-k").get_attribute("role") == "img"
         assert page.locator("#chart-vs-k title").first.text_content() == "ndcg@k by configuration"
         assert watched.console_errors() == [] and watched.foreign_requests() == []
@@ -157,3 +158,28 @@ def test_injection_probes_in_every_text_do_nothing(browser, tmp_path):
     assert page.locator("#drilldown h2").text_content().startswith("Question [U+202E]evil[U+202C] txt.exe")
     assert page.locator("#drilldown .q-question").evaluate("e => getComputedStyle(e).unicodeBidi") == "isolate"
     assert column(page, "config-table", 0)[0].startswith(("<img src=x", "[U+202E]evil"))
+
+
+def test_a_page_of_runs_lists_each_querys_documents_with_their_grades(browser, tmp_path):
+    from rag_eval_adapters import evaluate
+    from rag_eval_adapters.compare import compare_reports
+    from rag_eval_adapters.reports import report_page
+
+    qrels = {"q1": {"d1": 2, "d3": 1}, "q2": {"d2": 1}}
+    runs = {"A": {"q1": {"d1": 0.9, "d2": 0.5, "d3": 0.4}, "q2": {"d1": 0.4, "d2": 0.3}},
+            "B": {"q1": {"d3": 0.8, "d1": 0.7}, "q2": {"d2": 0.9}}}
+    reports = {n: evaluate(qrels, r, ["ndcg@1", "ndcg@3", "recall@1", "recall@3"]) for n, r in runs.items()}
+    page_data = report_page(reports, title="A vs B", comparison=compare_reports(reports, n_permutations=50,
+                                                                                n_bootstrap=50),
+                            runs=runs, qrels=qrels)
+    watched = WatchedPage(browser, write_html_report(page_data, tmp_path / "runs.html"))
+    page = watched.page
+    assert column(page, "questions-table", 0) == ["q2", "q1"]
+    page.click("#questions-table .qbtn[data-question='0']")
+    left = page.locator("#drilldown .config-column").nth(0)
+    assert left.locator("h3").text_content() == "B"  # the best configuration overall on the left
+    assert left.locator(".chunk").evaluate_all("cs => cs.map(c => [c.dataset.chunkId, c.dataset.grade])") == [
+        ["d3", "1"], ["d1", "2"]]
+    assert left.locator(".chunk-text").count() == 0  # runs carry no text: ids and grades only
+    assert page.locator("#tests-table tbody tr").count() == 4
+    assert watched.console_errors() == [] and watched.foreign_requests() == []

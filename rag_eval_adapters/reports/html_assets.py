@@ -602,7 +602,7 @@ function chunkCard(entry, rank, claims) {
   var head = el("summary", {"class": "chunk-head"}, ["rank " + rank + " \u00b7 ", idText(id), " \u00b7 score " + (typeof entry[1] === "number" ? entry[1].toPrecision(4) : "\u2013") + " \u00b7 ",
     el("span", {"class": "grade " + (grade > 0 ? "gpos" : "g0"), text: "grade " + grade, title: grade > 0 ? "relevant: grade = percent of the evidence this chunk covers (or 1 for a matched text)" : "not relevant"})]);
   box.appendChild(head);
-  box.appendChild(highlighted(text, ranges));
+  if (text) box.appendChild(highlighted(text, ranges));
   li.appendChild(box);
   return li;
 }
