@@ -49,7 +49,7 @@ def small_page(text: str = "The Amazon carries more water than any other river."
         "chunks": {"ids": ["rivers#0", "owls#0", "bread#0"], "texts": chunks},
         "retrieved": [
             [[[0, 2.5, 100, [0, len(text)]], [2, 1.0, 0, []]], [[2, 0.3, 0, []]]],
-            [[[2, 0.9, 0, []], [0, 0.8, 100, [0, len(text)]]], [[1, 0.7, 100, [0, 19]]]],
+            [[[2, 0.9, 0, []], [0, 0.8, 100, [0, len(text)]]], [[1, 0.7, 100, [0, 4, 10, 19]]]],
         ],
         "answers": [
             [{"text": "The Amazon.", "scores": {"f1": 0.4}}, None],

@@ -113,8 +113,9 @@ def test_the_drilldown_shows_chunks_grades_highlighted_evidence_answers_and_clai
     assert right.locator(".claims li").first.text_content().startswith("The Amazon carries the most water.")
     assert right.locator("blockquote mark.claim").text_content() == "carries more water"
     page.click("#questions-table .qbtn[data-question='1']")
-    assert drill.locator(".config-column").nth(1).locator(".answer").text_content().endswith(
-        "error: TimeoutError: no answer")
+    right = drill.locator(".config-column").nth(1)
+    assert right.locator(".answer").text_content().endswith("error: TimeoutError: no answer")
+    assert right.locator("mark.evidence").all_text_contents() == ["Owls", "at night."]  # two evidence ranges
     assert watched.console_errors() == [] and watched.foreign_requests() == []
 
 
