@@ -148,7 +148,7 @@ def render_html(page: Mapping[str, Any]) -> str:
     check_page(page)
     data = json_for_script(page)
     script = "\n" + PAGE_SCRIPT + "\n"
-    policy = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+    policy = ("default-src 'none'; style-src 'unsafe-inline'; "
               f"script-src '{_script_hash(script)}'; base-uri 'none'; form-action 'none'")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

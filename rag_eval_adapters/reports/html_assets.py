@@ -178,7 +178,8 @@ function legendGlyph(i) {
   return g;
 }
 function showTip(evt, text) {
-  if (!tip) { tip = el("div", {"class": "tip", role: "status"}); document.body.appendChild(tip); }
+  // the markers' <title> already names each value for assistive technology; the tip is for the eye
+  if (!tip) { tip = el("div", {"class": "tip", "aria-hidden": "true"}); document.body.appendChild(tip); }
   tip.textContent = text;
   tip.style.display = "block";
   tip.style.left = (evt.clientX + 12) + "px";
