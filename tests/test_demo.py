@@ -138,6 +138,7 @@ def test_demo_prints_the_page_first_and_it_reads_in_the_browser(demo_run):
         page = watched.page
         assert page.locator("#verdict li").all_text_contents() == report["verdict"]
         assert page.locator("#config-table tbody tr").count() == len(names)
+        page.set_viewport_size({"width": 1300, "height": 2000})  # verdict, table and charts in one picture
         screenshot(page, "demo_overview.png")
         for ci, name in enumerate(names):
             worst = report["configurations"][name]["worst_queries"][0]
