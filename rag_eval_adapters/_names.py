@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-from .measures import METRICS, Metric
+from ._registry import METRICS, Metric
 
 __all__ = ["MetricLike", "parse_metric", "parse_metrics"]
 
@@ -32,9 +32,13 @@ _DCG = {"log2": "linear", "exp-log2": "exponential", "linear": "linear", "expone
 _BOOL = {"true": True, "false": False, "1": True, "0": False}
 
 
-@lru_cache(maxsize=1)
 def _lookup() -> dict[str, type[Metric]]:
-    return {alias.lower(): cls for cls in METRICS.values() for alias in (cls.name, *cls.aliases)}
+    return _lookup_of(tuple(METRICS.values()))  # rebuilt when a metric class registers
+
+
+@lru_cache(maxsize=4)
+def _lookup_of(classes: tuple[type[Metric], ...]) -> dict[str, type[Metric]]:
+    return {alias.lower(): cls for cls in classes for alias in (cls.name, *cls.aliases)}
 
 
 def parse_metric(spec: MetricLike) -> Metric:

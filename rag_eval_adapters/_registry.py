@@ -1,0 +1,183 @@
+"""The metric registry's base class and its table: :class:`Metric` and :data:`METRICS`.
+
+A metric class registers itself here by declaring a ``name``; the classes are declared in
+:mod:`rag_eval_adapters.measures` (which re-exports both names) and read by name in
+:mod:`rag_eval_adapters._names`. This module imports neither, so the registry has no import circle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from functools import lru_cache
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, field_validator
+
+from ._kernel import Judged
+from ._validation import as_judgments, as_ranking, finite
+from .validation import Cutoff, check_level, plain_error
+
+__all__ = ["Metric", "METRICS", "TextRule"]
+
+TextRule = Literal["ranking", "coverage", "f1"]
+"""How a metric is scored when the retrieved items and the ground truth are texts
+(:func:`rag_eval_adapters.matching.score_texts`)."""
+
+METRICS: dict[str, type[Metric]] = {}
+"""The registry: canonical name -> metric class, in documentation order (a class registers itself by
+declaring a ``name``)."""
+
+
+class Metric(BaseModel):
+    """A retrieval metric with its options; ``m.score(retrieved_ids, expected)`` scores one query.
+
+    Subclasses declare the class variables below and implement :meth:`_compute` (one call of a
+    :class:`~rag_eval_adapters._kernel.Judged` method). Invalid options raise the ``ValueError``/``TypeError``
+    of :mod:`rag_eval_adapters.validation`.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: ClassVar[str]
+    """The canonical name, the start of every key (``"ndcg"``)."""
+    aliases: ClassVar[tuple[str, ...]] = ()
+    """Other names accepted by :func:`parse_metric` (case-insensitive), trec_eval's and ir_measures' among them."""
+    trec_eval: ClassVar[str] = ""
+    """trec_eval's name for the measure (``k`` standing for the cutoff), ``""`` when it has none."""
+    ir_measures: ClassVar[str] = ""
+    """ir_measures' name for the measure, ``""`` when it has none."""
+    function: ClassVar[str]
+    """The name of the per-query function in :mod:`rag_eval_adapters.metrics`."""
+    bounded: ClassVar[bool] = True
+    """Whether every value lies in [0, 1]."""
+    cutoff: ClassVar[bool] = True
+    """Whether the metric takes a cutoff ``k``."""
+    default: ClassVar[bool] = True
+    """Whether ``rag-eval`` computes it (at every ``--k``) when no metric is named."""
+    text_rule: ClassVar[TextRule] = "ranking"
+    """Its rule under text matching: ``"ranking"`` (the id metric of the judged texts), ``"coverage"``
+    (expected texts matched / expected texts) or ``"f1"`` (ranking precision and coverage combined); see
+    :func:`rag_eval_adapters.matching.score_texts`. A new metric declares it here, beside its name."""
+
+    k: Cutoff = None
+    _label: str | None = PrivateAttr(default=None)
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        if "name" in cls.__dict__:  # a metric, not a mixin of options
+            METRICS[cls.name] = cls
+
+    def __init__(self, **options: Any) -> None:
+        try:
+            super().__init__(**options)
+        except ValidationError as exc:
+            raise plain_error(exc, type(self).__name__) from None
+
+    @field_validator("k", mode="after")
+    @classmethod
+    def _takes_cutoff(cls, value: int | None) -> int | None:
+        if value is not None and not cls.cutoff:
+            raise ValueError(f"{cls.name} takes no cutoff; name it without '@k'")
+        return value
+
+    @classmethod
+    def of(cls, **options: Any) -> Metric:
+        """``cls(**options)``, validated once per distinct set of options (metrics are immutable)."""
+        try:
+            return _cached(cls, *((name, type(value), value) for name, value in options.items()))
+        except TypeError as exc:
+            if "unhashable" not in str(exc):
+                raise
+            return cls(**options)
+
+    # ------------------------------------------------------------------ names
+    @property
+    def options(self) -> str:
+        """The option suffix of the key (``""`` for defaults): ``_granular``, ``_exp``, ``_rel2``."""
+        fields = self.__dict__
+        out = "".join(suffix for field, value, suffix in _SUFFIXES if fields.get(field) == value)
+        rel = fields.get("rel")
+        return out if rel is None else f"{out}_rel{rel:g}"
+
+    @property
+    def key(self) -> str:
+        """Name, options and cutoff, e.g. ``hit_rate@3``, ``mrr_granular``, ``ndcg_exp@10``."""
+        return f"{self.name}{self.options}" + ("" if self.k is None else f"@{self.k}")
+
+    @property
+    def label(self) -> str:
+        """The name this metric was asked for (``"map@100"``), else its :attr:`key`: the name of its column."""
+        return (self.__pydantic_private__ or {}).get("_label") or self.key
+
+    def labelled(self, label: str) -> Metric:
+        """This metric, reported under ``label``."""
+        copy = self.model_copy()
+        copy._label = label
+        return copy
+
+    # ------------------------------------------------------------------ scoring
+    def score(
+        self,
+        retrieved_ids: Any,
+        expected: Any,
+        *,
+        relevance_level: float = 1,
+        query_id: Hashable | None = None,
+    ) -> float:
+        """The metric for one query.
+
+        Parameters
+        ----------
+        retrieved_ids : sequence or mapping
+            The ranking, best first; a mapping ``{id: score}`` is ranked as trec_eval ranks (score descending,
+            ties by id descending). A repeated id counts once, at its first rank.
+        expected : collection or mapping
+            The relevant ids (grade 1 each) or ``{id: grade}``.
+        relevance_level : float
+            The lowest grade that counts as relevant (a metric's own ``rel`` takes precedence).
+        query_id : hashable, optional
+            Names the query in error messages.
+        """
+        judged = as_judgments(expected, query_id)
+        ranking = as_ranking(retrieved_ids, query_id)
+        value = float(self.compute(Judged.from_rankings([ranking], [judged], check_level(relevance_level)))[0])
+        return finite(value, self.label, query_id)
+
+    def __call__(self, retrieved_ids: Any, expected: Any, **kwargs: Any) -> float:
+        """Same as :meth:`score`."""
+        return self.score(retrieved_ids, expected, **kwargs)
+
+    def compute(self, judged: Judged) -> np.ndarray:
+        """The metric for every query of a batch of statistics."""
+        rel = self.__dict__.get("rel")
+        return self._compute(judged if rel is None else judged.at_level(rel))
+
+    def _compute(self, judged: Judged) -> np.ndarray:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ plumbing
+    def __eq__(self, other: Any) -> bool:
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
+    def __hash__(self) -> int:
+        return hash((type(self), tuple(self.__dict__.values())))
+
+    def __str__(self) -> str:
+        return self.label
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{name}={value!r}" for name, value in self.__dict__.items()
+                         if value != type(self).model_fields[name].default)
+        return f"{type(self).__name__}({args})"
+
+
+@lru_cache(maxsize=512)
+def _cached(cls: type[Metric], *options: tuple[str, type, Any]) -> Metric:
+    # each value comes with its type: True == 1 and hash alike, but k=True is refused and k=1 is not
+    return cls(**{name: value for name, _, value in options})
+
+
+# option field, value, key suffix: the options that show in a key
+_SUFFIXES = (("granular", True, "_granular"), ("gain", "exponential", "_exp"))
