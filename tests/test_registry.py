@@ -226,3 +226,40 @@ def test_every_registry_metric_has_an_importable_adapter_class():
         assert getattr(li_metrics, cls.__name__)._core_cls is cls
         if cls.bounded:
             assert getattr(evaluators, f"{cls.__name__}Evaluator") is evaluators.EVALUATORS[name]
+
+
+# ------------------------------------------------------------------------------ metric objects, not label text
+SORT_QRELS = {"qa": {"d1": 1, "d2": 3}, "qb": {"d5": 3, "d6": 1}, "qc": {"d8": 2}}
+SORT_RUN = {"qa": ["d1", "x", "y", "d2"], "qb": ["x", "d5", "d6"], "qc": ["x", "y", "d8"]}
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv", "markdown", "table"])
+def test_per_query_listing_sorts_by_ndcg_whatever_its_spelling(fmt):
+    from rag_eval_adapters.reports import render_evaluation
+
+    asked = evaluate(SORT_QRELS, SORT_RUN, ["mrr", "nDCG@10"])
+    plain = evaluate(SORT_QRELS, SORT_RUN, ["mrr", "ndcg@10"])
+    by_mrr = sorted(plain.per_query, key=lambda q: (plain.per_query[q]["mrr"], q))
+    by_ndcg = sorted(plain.per_query, key=lambda q: (plain.per_query[q]["ndcg@10"], q))
+    assert by_mrr != by_ndcg  # the data tells the two orders apart
+    asked_text = render_evaluation(asked, fmt, per_query=True)
+    plain_text = render_evaluation(plain, fmt, per_query=True)
+    assert asked_text == plain_text.replace("ndcg@10", "nDCG@10")
+    if fmt == "json":
+        data = json.loads(asked_text)
+        assert data["sort_by"] == "nDCG@10"
+        assert [row["query_id"] for row in data["worst_queries"]] == by_ndcg
+
+
+def test_cli_sorts_per_query_by_ndcg_asked_in_ir_measures_spelling(tmp_path):
+    qrels = write_trec_qrels(tmp_path / "q.qrels", SORT_QRELS)
+    run = write_trec_run(tmp_path / "r.run", SORT_RUN)
+    outputs = []
+    for names in ("mrr,nDCG@10", "mrr,ndcg@10"):
+        code, out, err = run_cli("evaluate", "--qrels", qrels, "--run", run, "-m", names, "--per-query",
+                                 "--format", "json")
+        assert code == 0, err
+        outputs.append(json.loads(out))
+    asked, plain = outputs
+    assert asked["sort_by"] == "nDCG@10" and plain["sort_by"] == "ndcg@10"
+    assert [r["query_id"] for r in asked["worst_queries"]] == [r["query_id"] for r in plain["worst_queries"]]
