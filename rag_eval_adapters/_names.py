@@ -11,10 +11,9 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
-from functools import lru_cache
 from typing import Any
 
-from ._registry import METRICS, Metric
+from ._registry import METRICS, Metric, names_of, unknown_name
 
 __all__ = ["MetricLike", "parse_metric", "parse_metrics"]
 
@@ -33,12 +32,7 @@ _BOOL = {"true": True, "false": False, "1": True, "0": False}
 
 
 def _lookup() -> dict[str, type[Metric]]:
-    return _lookup_of(tuple(METRICS.values()))  # rebuilt when a metric class registers
-
-
-@lru_cache(maxsize=4)
-def _lookup_of(classes: tuple[type[Metric], ...]) -> dict[str, type[Metric]]:
-    return {alias.lower(): cls for cls in classes for alias in (cls.name, *cls.aliases)}
+    return {name: cls for name, (cls, _) in names_of("retrieval").items()}
 
 
 def parse_metric(spec: MetricLike) -> Metric:
@@ -174,4 +168,7 @@ def _unknown(spec: str, body: str, k: str | None) -> str:
     ]
     close = difflib.get_close_matches(body, candidates, n=1, cutoff=0.5)
     hint = f" (did you mean {close[0] + ('' if k is None else f'@{k}')!r}?)" if close else ""
+    claimed = unknown_name("retrieval", body)
+    if claimed:
+        hint = f" ({claimed}; answers are scored by rag_eval_adapters.answers.evaluate_answers)"
     return f"unknown metric {spec!r}{hint}. " + _valid()

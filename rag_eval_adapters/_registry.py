@@ -1,12 +1,20 @@
-"""The metric registry's base class and its table: :class:`Metric` and :data:`METRICS`.
+"""The metric registry: the base classes, the table of every metric by family, and the name lookup.
 
-A metric class registers itself here by declaring a ``name``; the classes are declared in
-:mod:`rag_eval_adapters.measures` (which re-exports both names) and read by name in
-:mod:`rag_eval_adapters._names`. This module imports neither, so the registry has no import circle.
+A metric is a class declared once, with its ``name``, ``aliases``, further named ``variants`` (a name with
+options, e.g. ``token_recall``), its options (pydantic fields, checked by :mod:`rag_eval_adapters.validation`)
+and its formula (in its docstring). Declaring a ``name`` registers the class in :data:`REGISTRY` under its
+``family``: ``"retrieval"`` (:class:`Metric`, declared in :mod:`rag_eval_adapters.measures`) or ``"answer"``
+(:class:`rag_eval_adapters.answers.AnswerMetric`). Within a family a name means one metric; a name of another
+family, or one that several metrics of the family share a part of (``precision``: ``token_precision`` or
+``rouge_l_precision``), is an error listing the choices (:func:`unknown_name`).
+
+This module imports neither :mod:`rag_eval_adapters.measures` nor :mod:`rag_eval_adapters._names`, which both
+read it, so the registry has no import circle.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Hashable
 from functools import lru_cache
 from typing import Any, ClassVar, Literal
@@ -18,18 +26,99 @@ from ._kernel import Judged
 from ._validation import as_judgments, as_ranking, finite
 from .validation import Cutoff, check_level, plain_error
 
-__all__ = ["Metric", "METRICS", "TextRule"]
+__all__ = ["Registered", "Metric", "REGISTRY", "METRICS", "TextRule", "names_of", "unknown_name", "close_name"]
 
 TextRule = Literal["ranking", "coverage", "f1"]
 """How a metric is scored when the retrieved items and the ground truth are texts
 (:func:`rag_eval_adapters.matching.score_texts`)."""
 
-METRICS: dict[str, type[Metric]] = {}
-"""The registry: canonical name -> metric class, in documentation order (a class registers itself by
-declaring a ``name``)."""
+REGISTRY: dict[str, dict[str, type[Registered]]] = {}
+"""family -> canonical name -> metric class, in documentation order (a class registers itself by declaring a
+``name``)."""
+
+METRICS: dict[str, type[Metric]] = REGISTRY.setdefault("retrieval", {})  # type: ignore[assignment]
+"""The retrieval metrics: canonical name -> metric class, in documentation order."""
 
 
-class Metric(BaseModel):
+class Registered(BaseModel):
+    """What every registry metric declares: its family, names and options; its options are checked once.
+
+    A subclass that declares ``name`` is registered in :data:`REGISTRY` under its ``family``; invalid options
+    raise the ``ValueError``/``TypeError`` of :mod:`rag_eval_adapters.validation`, naming the class.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    family: ClassVar[str]
+    """The family the name is looked up in: ``"retrieval"`` or ``"answer"``."""
+    name: ClassVar[str]
+    """The canonical name."""
+    aliases: ClassVar[tuple[str, ...]] = ()
+    """Other names of the metric with its default options (case-insensitive)."""
+    variants: ClassVar[dict[str, dict[str, Any]]] = {}
+    """Further names, each with the options it stands for (``{"token_recall": {"part": "recall"}}``)."""
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        if "name" in cls.__dict__:  # a metric, not a base class or a mixin of options
+            REGISTRY.setdefault(cls.family, {})[cls.name] = cls
+
+    def __init__(self, **options: Any) -> None:
+        try:
+            super().__init__(**options)
+        except ValidationError as exc:
+            raise plain_error(exc, type(self).__name__) from None
+
+    @classmethod
+    def names(cls) -> dict[str, dict[str, Any]]:
+        """Every name of the class (lower case) with the options it stands for."""
+        out = {alias.lower(): {} for alias in (cls.name, *cls.aliases)}
+        out.update({variant.lower(): dict(options) for variant, options in cls.variants.items()})
+        return out
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{name}={value!r}" for name, value in self.__dict__.items()
+                         if value != type(self).model_fields[name].default)
+        return f"{type(self).__name__}({args})"
+
+
+def names_of(family: str) -> dict[str, tuple[type[Registered], dict[str, Any]]]:
+    """Every name of the family (lower case) -> its class and the options it stands for."""
+    return _names_of(tuple(REGISTRY.get(family, {}).values()))  # rebuilt when a class registers
+
+
+@lru_cache(maxsize=8)
+def _names_of(classes: tuple[type[Registered], ...]) -> dict[str, tuple[type[Registered], dict[str, Any]]]:
+    return {name: (cls, options) for cls in classes for name, options in cls.names().items()}
+
+
+def unknown_name(family: str, name: str) -> str | None:
+    """Why ``name`` (lower case, no cutoff) names no metric of ``family`` when another family or several of
+    its metrics claim it: a message listing the choices; None when nobody claims it."""
+    elsewhere = [(other, names[name][0]) for other, _ in REGISTRY.items() if other != family
+                 for names in (names_of(other),) if name in names]
+    if elsewhere:
+        return "; ".join(f"{name!r} is {_article(other)} {other} metric ({cls.__module__}.{cls.__name__})"
+                         for other, cls in elsewhere) + f", not {_article(family)} {family} metric"
+    tokens = set(name.split("_"))
+    sharing = [candidate for candidate in names_of(family) if tokens < set(candidate.split("_"))]
+    if len(sharing) > 1:
+        return f"{name!r} is ambiguous: it could be {', '.join(sharing)}; name one"
+    return None
+
+
+def close_name(family: str, name: str) -> str | None:
+    """The name of ``family`` closest to ``name`` (for 'did you mean'), or None."""
+    close = difflib.get_close_matches(name, list(names_of(family)), n=1, cutoff=0.5)
+    return close[0] if close else None
+
+
+def _article(family: str) -> str:
+    return "an" if family[:1] in "aeiou" else "a"
+
+
+class Metric(Registered):
     """A retrieval metric with its options; ``m.score(retrieved_ids, expected)`` scores one query.
 
     Subclasses declare the class variables below and implement :meth:`_compute` (one call of a
@@ -37,8 +126,7 @@ class Metric(BaseModel):
     of :mod:`rag_eval_adapters.validation`.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+    family: ClassVar[str] = "retrieval"
     name: ClassVar[str]
     """The canonical name, the start of every key (``"ndcg"``)."""
     aliases: ClassVar[tuple[str, ...]] = ()
@@ -62,18 +150,6 @@ class Metric(BaseModel):
 
     k: Cutoff = None
     _label: str | None = PrivateAttr(default=None)
-
-    @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        super().__pydantic_init_subclass__(**kwargs)
-        if "name" in cls.__dict__:  # a metric, not a mixin of options
-            METRICS[cls.name] = cls
-
-    def __init__(self, **options: Any) -> None:
-        try:
-            super().__init__(**options)
-        except ValidationError as exc:
-            raise plain_error(exc, type(self).__name__) from None
 
     @field_validator("k", mode="after")
     @classmethod
@@ -166,11 +242,6 @@ class Metric(BaseModel):
 
     def __str__(self) -> str:
         return self.label
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{name}={value!r}" for name, value in self.__dict__.items()
-                         if value != type(self).model_fields[name].default)
-        return f"{type(self).__name__}({args})"
 
 
 @lru_cache(maxsize=512)
