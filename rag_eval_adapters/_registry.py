@@ -96,16 +96,16 @@ def _names_of(classes: tuple[type[Registered], ...]) -> dict[str, tuple[type[Reg
 def unknown_name(family: str, name: str) -> str | None:
     """Why ``name`` (lower case, no cutoff) names no metric of ``family`` when another family or several of
     its metrics claim it: a message listing the choices; None when nobody claims it."""
-    elsewhere = [(other, names[name][0]) for other, _ in REGISTRY.items() if other != family
+    elsewhere = [(other, names[name][0]) for other in REGISTRY if other != family
                  for names in (names_of(other),) if name in names]
-    if elsewhere:
-        return "; ".join(f"{name!r} is {_article(other)} {other} metric ({cls.__module__}.{cls.__name__})"
-                         for other, cls in elsewhere) + f", not {_article(family)} {family} metric"
     tokens = set(name.split("_"))
     sharing = [candidate for candidate in names_of(family) if tokens < set(candidate.split("_"))]
+    reasons = [f"{name!r} is {_article(other)} {other} metric ({cls.__module__}.{cls.__name__}), not "
+               f"{_article(family)} {family} metric" for other, cls in elsewhere]
     if len(sharing) > 1:
-        return f"{name!r} is ambiguous: it could be {', '.join(sharing)}; name one"
-    return None
+        reasons.append(f"{name!r} is ambiguous among the {family} metrics: it could be {', '.join(sharing)}; "
+                       "name one")
+    return "; ".join(reasons) or None
 
 
 def close_name(family: str, name: str) -> str | None:
