@@ -82,7 +82,8 @@ class ExactMatch(AnswerMetric):
 
     .. math:: \mathrm{EM} = \max_{r} \mathbb{1}[\mathrm{tokens}(a) = \mathrm{tokens}(r)]
 
-    Both empty after normalisation counts as a match, as in SQuAD v1.1. Key ``em``.
+    :math:`\mathrm{tokens}` is the normalisation of the ``SQUAD`` preset (see above); two answers that are both
+    empty after it match (``"The"`` vs ``"a"`` scores 1), as in SQuAD v1.1. Key ``em``.
 
     References
     ----------
@@ -137,8 +138,10 @@ class RougeL(AnswerMetric):
     .. math:: \mathrm{ROUGE\text{-}L} = \max_{r} \frac{2PR}{P + R}, \quad P = \frac{\mathrm{LCS}(a, r)}{|a|}, \quad R = \frac{\mathrm{LCS}(a, r)}{|r|}
 
     0 when a side has no tokens; several references: the highest F counts, as ``rouge-score``'s
-    ``score_multi``. ``stem=True`` applies the Porter stemmer to ASCII tokens longer than three characters.
-    Keys ``rouge_l``, ``rouge_l_precision``, ``rouge_l_recall``, ``rouge_l_stem...``.
+    ``score_multi``. ``stem=True`` applies NLTK's Porter stemmer, as ``rouge-score`` does, to ASCII tokens
+    longer than three characters (other scripts are left alone; ``nltk`` comes with the ``answers`` extra and
+    is imported only when stemming is asked for). The LCS is computed bit-parallel (Hyyrö 2004), in
+    :math:`O(nm/64)`. Keys ``rouge_l``, ``rouge_l_precision``, ``rouge_l_recall``, ``rouge_l_stem...``.
 
     References
     ----------
