@@ -15,6 +15,7 @@ read it, so the registry has no import circle.
 from __future__ import annotations
 
 import difflib
+import inspect
 from collections.abc import Hashable
 from functools import lru_cache
 from typing import Any, ClassVar, Literal
@@ -150,6 +151,18 @@ class Metric(Registered):
 
     k: Cutoff = None
     _label: str | None = PrivateAttr(default=None)
+
+    @classmethod
+    def option_parameters(cls, exclude: tuple[str, ...] = ()) -> list[inspect.Parameter]:
+        """The metric's options as parameters, in declaration order: the cutoff ``k`` first (when the metric
+        takes one), then the others keyword-or-positional, each with its default and annotation. The per-query
+        functions and the adapter classes are all made from it."""
+        return [
+            inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=info.default,
+                              annotation=info.annotation)
+            for name, info in cls.model_fields.items()
+            if name not in exclude and (name != "k" or cls.cutoff)
+        ]
 
     @field_validator("k", mode="after")
     @classmethod

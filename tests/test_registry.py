@@ -14,10 +14,10 @@ import pytest
 from cli_support import run_cli, write_trec_qrels, write_trec_run
 
 from rag_eval_adapters import evaluate, evaluate_columns, measures, metrics, validation
+from rag_eval_adapters.answers import ANSWER_METRICS, evaluate_answers
 from rag_eval_adapters.langchain import RetrievalMetricEvaluator, RetrievalMetricsEvaluator
 from rag_eval_adapters.langchain import evaluators as lc_evaluators
 from rag_eval_adapters.llamaindex import metrics_from_names
-from rag_eval_adapters.answers import ANSWER_METRICS, evaluate_answers
 from rag_eval_adapters.matching import score_texts
 from rag_eval_adapters.measures import METRICS, parse_metric
 
