@@ -344,7 +344,8 @@ RPrecisionEvaluator = _evaluator(measures.RPrecision)
 NDCGEvaluator = _evaluator(measures.NDCG)
 
 EVALUATORS: dict[str, type[RetrievalMetricEvaluator]] = {
-    cls.metric_class.name: cls for cls in (HitRateEvaluator, MRREvaluator, PrecisionEvaluator, RecallEvaluator, F1Evaluator,
-                                   AveragePrecisionEvaluator, RPrecisionEvaluator, NDCGEvaluator)
+    cls.metric_class.name: cls
+    for cls in (HitRateEvaluator, MRREvaluator, PrecisionEvaluator, RecallEvaluator, F1Evaluator,
+                AveragePrecisionEvaluator, RPrecisionEvaluator, NDCGEvaluator)
 }
 """Registry name -> evaluator class, for every registry metric bounded by 1."""
