@@ -168,7 +168,8 @@ def _unknown(spec: str, body: str, k: str | None) -> str:
     ]
     close = difflib.get_close_matches(body, candidates, n=1, cutoff=0.5)
     hint = f" (did you mean {close[0] + ('' if k is None else f'@{k}')!r}?)" if close else ""
-    claimed = unknown_name("retrieval", body)
+    claimed = unknown_name("retrieval", body)  # another family's name, when that family is loaded
     if claimed:
-        hint = f" ({claimed}; answers are scored by rag_eval_adapters.answers.evaluate_answers)"
-    return f"unknown metric {spec!r}{hint}. " + _valid()
+        hint = f" ({claimed})"
+    return (f"unknown metric {spec!r}{hint}. " + _valid()
+            + ". Answer metrics (the registry's answer family) are scored by rag_eval_adapters.answers.evaluate_answers")

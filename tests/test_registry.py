@@ -250,7 +250,8 @@ def test_f1_is_retrieval_f1_in_evaluate_and_token_f1_where_answers_are_scored():
     answers = evaluate_answers(ANSWERS, ["f1", "token_recall"], progress=False)
     assert answers.mean == evaluate_answers(ANSWERS, ["token_f1", "token_recall"], progress=False).mean
     assert answers.per_query["q1"]["f1"] == pytest.approx(0.8)  # {cat, sat} of 2 and 3 tokens
-    with pytest.raises(ValueError, match=r"'token_f1' is an answer metric .*evaluate_answers"):
+    with pytest.raises(ValueError, match=r"'token_f1' is an answer metric \(rag_eval_adapters.answers.metrics.TokenF1\), "
+                                         r"not a retrieval metric\).*scored by rag_eval_adapters.answers.evaluate_answers"):
         evaluate(QRELS, RUN, ["token_f1"])
 
 
