@@ -279,6 +279,9 @@ def test_an_answer_metric_checks_its_options_as_a_retrieval_metric_does():
     with pytest.raises(ValueError, match=r"RougeL: unknown option 'stemming'"):
         RougeL(stemming=True)
     assert ANSWER_METRICS["rouge_l"] is RougeL and RougeL.family == "answer" and METRICS["f1"].family == "retrieval"
+    assert TokenF1("recall") == TokenF1(part="recall") and TokenF1("recall").key == "token_recall"
+    with pytest.raises(TypeError, match="got two values for 'part'"):
+        TokenF1("recall", part="f1")
 
 
 @pytest.fixture

@@ -60,6 +60,16 @@ class AnswerMetric(Registered):
     needs_embedder: ClassVar[bool] = False
     """Whether :meth:`score` needs an embedder (``evaluate_answers`` then requires one)."""
 
+    def __init__(self, *args: Any, **options: Any) -> None:
+        fields = list(type(self).model_fields)  # options may also be given in order, as before (TokenF1("recall"))
+        if len(args) > len(fields):
+            raise TypeError(f"{type(self).__name__} takes at most {len(fields)} options, got {len(args)}")
+        for name, value in zip(fields, args, strict=False):
+            if name in options:
+                raise TypeError(f"{type(self).__name__} got two values for {name!r}")
+            options[name] = value
+        super().__init__(**options)
+
     @property
     def key(self) -> str:
         """The column name in reports and the feedback key in LangSmith."""
