@@ -175,9 +175,9 @@ def test_malformed_rows_are_errors_and_the_rest_is_scored(tmp_path: Path):
     assert retriever.calls == 2  # malformed rows never reach the retriever
     messages = {e.index: e.message for e in run.errors}
     assert sorted(messages) == [1, 2, 3, 4, 5]
-    assert "line 2: invalid JSON" in messages[1]
-    assert "line 3: expected an object" in messages[2]
-    assert "row has no query" in messages[3] and "line 4" in messages[3]
+    assert "qa.jsonl:2: not valid JSON" in messages[1]
+    assert "qa.jsonl:3: expected a JSON object" in messages[2]
+    assert "row has no query" in messages[3] and "qa.jsonl:4" in messages[3]
     assert "expected_ids must be a list of strings" in messages[4]
     assert "no expectation" in messages[5]
 
@@ -363,5 +363,5 @@ def test_a_bad_byte_is_that_lines_error_and_the_rest_is_scored(tmp_path: Path):
     assert run.indices == [0, 2, 4]
     messages = {e.index: e.message for e in run.errors}
     assert sorted(messages) == [1, 3]
-    assert messages[1].startswith("ValueError: qa.jsonl line 2: not valid UTF-8 (byte 0xff")
-    assert messages[3].startswith("ValueError: qa.jsonl line 4: invalid JSON")
+    assert messages[1].startswith(f"ValueError: {path}:2: not valid UTF-8 (byte 0xff")
+    assert messages[3].startswith(f"ValueError: {path}:4: the JSON is nested too deeply")
