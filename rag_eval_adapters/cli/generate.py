@@ -61,25 +61,24 @@ def _check_numbers(args: argparse.Namespace) -> None:
 
 
 def _read_jsonl(path: Path) -> tuple[list[dict], dict[str, str]]:
+    from ..jsonl import read_jsonl_objects
+
     chunks, documents = [], {}
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise CLIError(f"{path.name} line {number}: invalid JSON ({_one_line(str(exc))})") from None
-            if not isinstance(row, dict) or not isinstance(row.get("text"), str):
-                raise CLIError(f"{path.name} line {number}: expected an object with a 'text' string")
+    try:
+        for number, row in read_jsonl_objects(path):
+            where = f"{path}:{number}"
+            if not isinstance(row.get("text"), str):
+                raise CLIError(f"{where}: expected an object with a 'text' string")
             if "chunk_id" in row:
                 chunks.append(row)
             elif isinstance(row.get("doc_id", row.get("id")), str):
                 documents[row.get("doc_id", row.get("id"))] = row["text"]
             else:
-                raise CLIError(f"{path.name} line {number}: give 'chunk_id' (a chunk) or 'doc_id' (a document)")
+                raise CLIError(f"{where}: give 'chunk_id' (a chunk) or 'doc_id' (a document)")
             if chunks and documents:
-                raise CLIError(f"{path.name} line {number}: the file mixes chunks and documents; use one kind")
+                raise CLIError(f"{where}: the file mixes chunks and documents; use one kind")
+    except ValueError as exc:
+        raise CLIError(_one_line(str(exc))) from None
     return chunks, documents
 
 
