@@ -21,7 +21,7 @@ from .language import detect_language, same_language
 from .lexical import HIGH_OVERLAP, NEAR_DUPLICATE_THRESHOLD, lexical_overlap
 from .llm import ChatLLM, Completion, OpenAICompatibleLLM, as_chat_llm
 from .prompts import PROMPT_VERSION, QUESTION_TYPES, REPAIR_PROMPT, SYSTEM_PROMPT, TYPE_INSTRUCTIONS, build_messages
-from .testset import EvidenceSpan, TestCase, TestSet
+from .testset import EvidenceSpan, TestCase, TestSet, TestSetSource, read_testset
 
 __all__ = [
     "DROP_REASONS",
@@ -41,6 +41,7 @@ __all__ = [
     "OpenAICompatibleLLM",
     "TestCase",
     "TestSet",
+    "TestSetSource",
     "as_chat_llm",
     "as_chunks",
     "build_messages",
@@ -50,6 +51,7 @@ __all__ = [
     "lexical_overlap",
     "plan_tasks",
     "query_id",
+    "read_testset",
     "same_language",
     "sample_chunks",
 ]
