@@ -20,7 +20,7 @@ def add_parser(sub: Any) -> None:
                     "and write report.json, report.md, report.txt, charts, TREC runs and qrels.")
     p.add_argument("--documents", required=True, metavar="DIR_OR_JSONL",
                    help="a folder of .txt/.md files or a JSONL of {doc_id, text}")
-    p.add_argument("--testset", metavar="FILE", help="test-set JSONL (rag-eval generate, or by hand)")
+    p.add_argument("--testset", metavar="FILE", help="test-set JSONL (rag-eval generate, or by hand; gzip allowed, - reads standard input)")
     p.add_argument("--chunking", action="append", metavar="SIZE:OVERLAP",
                    help="a SentenceSplitter chunking in tokens (repeatable; default 256:32 and 512:64)")
     p.add_argument("--retriever", action="append", choices=("bm25", "e5", "hybrid"),
@@ -61,7 +61,7 @@ def _check_args(args: argparse.Namespace) -> None:
                        "local server)")
     if not args.testset and not args.generate:
         raise CLIError("give --testset FILE (or --generate with --llm-model)")
-    if args.testset and not Path(args.testset).is_file():
+    if args.testset and args.testset != "-" and not Path(args.testset).exists():
         raise CLIError(f"test set file not found: {args.testset}")
     if not Path(args.documents).exists():
         raise CLIError(f"documents not found: {args.documents}")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..jsonl import read_jsonl_objects
+from ..testsets import TestSet
 
 
 @dataclass
@@ -62,7 +63,11 @@ def _item(index: int, raw: Any) -> DatasetRow:
         if ids is None:  # a hand-written test-set line names them relevant_chunk_ids
             ids = _field(raw, "relevant_chunk_ids")
         item.expected_ids = _list_of_str(ids, "expected_ids") or []
-        item.expected_texts = _list_of_str(_field(raw, "expected_texts"), "expected_texts")
+        texts = _field(raw, "expected_texts")
+        if not ids and not texts:  # a test-set line or TestCase that gives only its evidence text
+            evidence = _field(raw, "evidence")
+            texts = [evidence] if isinstance(evidence, str) and evidence.strip() else evidence
+        item.expected_texts = _list_of_str(texts, "expected_texts")
         if not item.expected_ids and not item.expected_texts:
             raise ValueError("no expectation: give 'expected_ids' (or 'expected_texts') with at least one entry")
     except (TypeError, ValueError) as exc:
@@ -86,7 +91,10 @@ def _load_jsonl(path: Path) -> list[DatasetRow]:
 
 
 def load_rows(dataset: Any) -> list[DatasetRow]:
-    """The data set's rows as items, in input order (the path of a JSONL file or an iterable of rows)."""
+    """The data set's rows as items, in input order (the path of a JSONL file, a test set's ``TestSet``, or an
+    iterable of rows; test-set lines and ``TestCase`` objects are rows too)."""
+    if isinstance(dataset, TestSet):
+        dataset = dataset.to_rows()
     if isinstance(dataset, (str, os.PathLike)):
         path = Path(dataset)
         if not path.is_file():

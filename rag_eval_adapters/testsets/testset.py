@@ -12,7 +12,8 @@ from typing import Any
 from ..jsonl import read_jsonl_objects
 from .case import QUESTION_TYPES, EvidenceSpan, TestCase, case_from_record
 
-__all__ = ["TestCase", "TestSet", "EvidenceSpan", "QUESTION_TYPES", "read_testset", "TestSetSource"]
+__all__ = ["TestCase", "TestSet", "EvidenceSpan", "QUESTION_TYPES", "read_testset", "TestSetSource", "evaluate_dataset_rows",
+           "langsmith_examples"]
 
 TestSetSource = str | os.PathLike | Iterable[Any]
 """What :func:`read_testset` reads: a JSONL path (``"-"``: standard input), a :class:`TestSet`, or records."""
@@ -71,8 +72,9 @@ class TestSet:
 
     def to_rows(self) -> list[dict[str, Any]]:
         """Rows for ``rag_eval_adapters.llamaindex.evaluate_dataset``: ``query``, ``expected_ids`` and
-        ``query_id``."""
-        return [{"query_id": c.query_id, "query": c.query, "expected_ids": c.expected_ids} for c in self.cases]
+        ``query_id`` (and ``expected_texts``, the evidence texts, for a case without chunk ids)."""
+        return [{"query_id": c.query_id, "query": c.query, "expected_ids": c.expected_ids}
+                | ({} if c.relevant_chunk_ids else {"expected_texts": c.texts}) for c in self.cases]
 
     def to_langsmith_examples(self) -> list[dict[str, Any]]:
         """Examples for ``langsmith.Client().create_examples(dataset_id=..., examples=...)``: ``inputs``
@@ -134,3 +136,13 @@ def read_testset(source: TestSetSource) -> TestSet:
                              f"{'line ' + str(first.line) if first.line else 'an earlier case'})")
         seen[case.query_id] = case
     return TestSet(cases)
+
+
+def evaluate_dataset_rows(source: TestSetSource) -> list[dict[str, Any]]:
+    """``evaluate_dataset`` rows (:meth:`TestSet.to_rows`) of a test-set path, records or ``TestSet``."""
+    return read_testset(source).to_rows()
+
+
+def langsmith_examples(source: TestSetSource) -> list[dict[str, Any]]:
+    """LangSmith examples (:meth:`TestSet.to_langsmith_examples`) of a test-set path, records or ``TestSet``."""
+    return read_testset(source).to_langsmith_examples()
