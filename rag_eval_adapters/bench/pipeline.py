@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..modelcalls import resolve_embedder
 from ..progress import progress_bar
 from ..testsets import QUESTION_TYPES, TestCase, TestSet, read_testset
 from .answering import ExtractiveAnswerer
 from .chunking import Chunk, as_chunking
+from .components import DEFAULT_RERANKERS, DEFAULT_RETRIEVERS, needs_embedder
 from .embedding import CachedEmbedder, default_embedder
 from .inputs import Document, check_spans, load_documents
 from .relevance import build_qrels
@@ -105,10 +107,6 @@ def _inputs(documents: Any, testset: Any, eval_mode: str) -> tuple[list[Document
     return docs, kept, origin
 
 
-def _needs_embedder(retrievers: Sequence[Any], rerankers: Sequence[Any], e2e: bool) -> bool:
-    return e2e or any(r in ("e5", "hybrid") for r in retrievers) or "e5" in rerankers
-
-
 def _run_retriever(retriever: Any, chunks: list[Chunk], cases: list[TestCase], depth: int, show: bool):
     start = time.perf_counter()
     index = retriever.index(chunks)
@@ -178,8 +176,8 @@ def run_bench(
     testset: Any,
     *,
     chunkings: Sequence[Any] = ("256:32", "512:64"),
-    retrievers: Sequence[Any] = ("bm25", "e5", "hybrid"),
-    rerankers: Sequence[Any] = (),
+    retrievers: Sequence[Any] = DEFAULT_RETRIEVERS,
+    rerankers: Sequence[Any] = DEFAULT_RERANKERS,
     settings: BenchSettings | None = None,
     answerer: Any = "extractive",
     embedder: Any = None,
@@ -208,7 +206,9 @@ def run_bench(
     answerer : "extractive", None or an answerer
         How answers are produced for the first ``settings.e2e_limit`` questions (None: no answers).
     embedder, cache_dir
-        The embedder (default: offline E5) and the folder of its vector cache (default ``output_dir/.cache``).
+        The embedder (default: offline E5; a name of ``modelcalls.EMBEDDERS`` such as ``"openai:MODEL"``, an
+        Embedder, or a LlamaIndex / LangChain embedding model) and the folder of its vector cache (default
+        ``output_dir/.cache``).
     output_dir : path, optional
         Where ``report.json``, ``report.md``, ``report.txt``, charts, runs and qrels are written.
     """
@@ -219,8 +219,8 @@ def run_bench(
     rerank_specs = list(rerankers)
     cache_dir = cache_dir or (Path(output_dir) / ".cache" if output_dir else None)
     vectors = None
-    if embedder is not None or _needs_embedder(list(retrievers), rerank_specs, e2e):
-        vectors = CachedEmbedder(embedder if embedder is not None else default_embedder(), cache_dir)
+    if embedder is not None or e2e or needs_embedder(retrievers, rerank_specs):
+        vectors = CachedEmbedder(default_embedder() if embedder is None else resolve_embedder(embedder), cache_dir)
     chunkers = [as_chunking(c) for c in chunkings]
     retriever_objs = [resolve_retriever(r, vectors, settings.candidates) for r in retrievers]
     scorers = [(resolve_reranker(r, vectors), r if isinstance(r, str) else getattr(r, "name", "rerank"))

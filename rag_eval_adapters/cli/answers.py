@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -20,6 +19,7 @@ from ._common import (
     progress_enabled,
 )
 from ._io import check_count, check_inputs, check_outputs, fail_on_errors, output_format
+from ._models import add_embedder_options, embedder_from_args
 
 DEFAULT_ANSWER_METRICS = ("em", "f1", "rouge_l")
 
@@ -40,10 +40,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("-m", "--metric", action="append", metavar="METRIC",
                    help="em, f1, token_precision, token_recall, rouge_l (_precision, _recall), rouge_l_stem, "
                         "semantic_similarity (repeatable or comma-separated; default em, f1, rouge_l)")
-    p.add_argument("--embedder", default="e5", metavar="NAME",
-                   help="for semantic_similarity: 'e5' (offline multilingual-e5-small, the default) or "
-                        "'openai:MODEL' (an OpenAI-compatible endpoint; key from OPENAI_API_KEY)")
-    p.add_argument("--base-url", metavar="URL", help="the OpenAI-compatible endpoint for --embedder openai:MODEL")
+    add_embedder_options(p, what="semantic_similarity")
     p.add_argument("--cache", metavar="FILE", help="SQLite file caching embeddings across runs")
     p.add_argument("--group-by", metavar="FIELD", help="also show means, counts and 95%% CIs per value of FIELD")
     p.add_argument("--per-query", action="store_true", help="also list every answer, worst first")
@@ -65,23 +62,6 @@ def _metrics(names: list[str] | None) -> list[Any]:
         return parse_answer_metrics(items)
     except (TypeError, ValueError) as exc:
         raise CLIError(_one_line(str(exc))) from None
-
-
-def _embedder(spec: str, base_url: str | None) -> Any:
-    from ..answers import E5Embedder, OpenAIEmbedder
-
-    kind, _, model = spec.partition(":")
-    try:
-        if kind == "e5" and not model:
-            return E5Embedder()
-        if kind == "openai" and model:
-            if not base_url and not os.environ.get("OPENAI_API_KEY"):
-                raise CLIError("--embedder openai:MODEL needs OPENAI_API_KEY in the environment (or --base-url "
-                               "of a server that takes any key)")
-            return OpenAIEmbedder(model, base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") or "none")
-    except ImportError as exc:
-        raise CLIError(_one_line(str(exc))) from None
-    raise CLIError(f"--embedder takes 'e5' or 'openai:MODEL', got {spec!r}")
 
 
 def _load(args: argparse.Namespace) -> tuple[list[dict], int]:
@@ -106,7 +86,7 @@ def cmd_answers(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     args.format = output_format(args.format, args.output)
     metrics = _metrics(args.metric)
     records, unmatched = _load(args)
-    embedder = _embedder(args.embedder, args.base_url) if any(m.needs_embedder for m in metrics) else None
+    embedder = embedder_from_args(args.embedder, args.base_url) if any(m.needs_embedder for m in metrics) else None
     try:
         report = evaluate_answers(records, metrics, embedder, cache=args.cache, progress=progress_enabled(stderr))
     except (TypeError, ValueError) as exc:
