@@ -40,7 +40,7 @@ RERANKERS: dict[str, Component] = {
     "lexical": Component("query-term overlap, offline (rerank.LexicalScorer)", ".rerank_step:build_lexical"),
     "e5": Component("cosine of the embedder's query and passage vectors", ".rerank_step:build_e5",
                     needs_embedder=True),
-    "cohere": Component("the Cohere Rerank API (key in CO_API_KEY)", ".rerank_step:build_cohere"),
+    "cohere": Component("the Cohere Rerank API (key in CO_API_KEY or COHERE_API_KEY)", ".rerank_step:build_cohere"),
 }
 """Built-in rerankers, by the name ``run_bench(rerankers=...)`` and ``--rerank`` take."""
 
