@@ -163,3 +163,7 @@ def test_a_bad_file_line_names_the_file_and_line(tmp_path):
     with pytest.raises(TypeError, match="a test set is a JSONL path, a TestSet or an iterable"):
         read_testset(42)
     assert read_testset(TestSet([TestCase("q", "x", evidence="e")]))[0].texts == ["e"]
+    with pytest.raises(ValueError, match=r"testset\[1\]: query 'r' has no relevance"):
+        read_testset([TestCase("q", "x", evidence="e"), TestCase("r", "y")])
+    with pytest.raises(ValueError, match=r"testset\[0\]: field 'query_type' must be one of"):
+        read_testset([TestCase("q", "x", "trivia", evidence="e")])

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-__all__ = ["QUESTION_TYPES", "EvidenceSpan", "TestCase", "case_from_record"]
+__all__ = ["QUESTION_TYPES", "EvidenceSpan", "TestCase", "case_from_record", "check_case"]
 
 QUESTION_TYPES = ("literal", "paraphrase", "scenario")
 """The question types, in generation order: the one definition (generator, bench, CLI)."""
@@ -166,18 +166,12 @@ def case_from_record(row: Any, where: str = "record", line: int | None = None) -
     query_id = _string(row, "query_id", where)
     query = _string(row, "query", where)
     query_type = _string(row, "query_type", where, default="literal") or "literal"
-    if query_type not in QUESTION_TYPES:
-        raise ValueError(f"{where}: field 'query_type' must be one of {', '.join(QUESTION_TYPES)}, "
-                         f"got {query_type!r}")
     evidence = [] if row.get("evidence") == "" else _strings(row, "evidence", where)
     texts = _strings(row, "expected_texts", where) or (evidence if len(evidence) > 1 else [])
     chunk_ids = _strings(row, "relevant_chunk_ids", where) or _strings(row, "expected_ids", where)
     spans = _spans(row, where)
-    if not (spans or texts or evidence or chunk_ids):
-        raise ValueError(f"{where}: query {query_id!r} has no relevance: give 'evidence_spans', 'evidence' (or "
-                         "'expected_texts') or 'relevant_chunk_ids'")
     flags = _strings(row, "flags", where)
-    return TestCase(
+    return check_case(TestCase(
         query_id=query_id, query=query, query_type=query_type, answer=_string(row, "answer", where, default=""),
         evidence=evidence[0] if evidence else "", relevant_chunk_ids=chunk_ids,
         source_chunk_id=_string(row, "source_chunk_id", where, default=chunk_ids[0] if chunk_ids else ""),
@@ -187,4 +181,16 @@ def case_from_record(row: Any, where: str = "record", line: int | None = None) -
         temperature=_number(row, "temperature", where, float, None), flags=flags,
         retriever_rank=_number(row, "retriever_rank", where, int, None), line=line,
         extra={k: v for k, v in row.items() if k not in _FIELDS},
-    )
+    ), where)
+
+
+def check_case(case: TestCase, where: str) -> TestCase:
+    """``case`` itself once its question type is one of :data:`QUESTION_TYPES` and it has some relevance
+    (spans, evidence texts or chunk ids); otherwise ValueError naming ``where``."""
+    if case.query_type not in QUESTION_TYPES:
+        raise ValueError(f"{where}: field 'query_type' must be one of {', '.join(QUESTION_TYPES)}, "
+                         f"got {case.query_type!r}")
+    if not (case.evidence_spans or case.texts or case.relevant_chunk_ids):
+        raise ValueError(f"{where}: query {case.query_id!r} has no relevance: give 'evidence_spans', 'evidence' "
+                         "(or 'expected_texts') or 'relevant_chunk_ids'")
+    return case

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..jsonl import read_jsonl_objects
-from .case import QUESTION_TYPES, EvidenceSpan, TestCase, case_from_record
+from .case import QUESTION_TYPES, EvidenceSpan, TestCase, case_from_record, check_case
 
 __all__ = ["TestCase", "TestSet", "EvidenceSpan", "QUESTION_TYPES", "read_testset", "TestSetSource", "evaluate_dataset_rows",
            "langsmith_examples"]
@@ -125,7 +125,8 @@ def read_testset(source: TestSetSource) -> TestSet:
                         f"{type(source).__name__}")
     else:
         name = "the test set"
-        cases = [r if isinstance(r, TestCase) else case_from_record(r, f"testset[{i}]") for i, r in enumerate(source)]
+        cases = [check_case(r, f"testset[{i}]") if isinstance(r, TestCase) else case_from_record(r, f"testset[{i}]")
+                 for i, r in enumerate(source)]
     if not cases:
         raise ValueError(f"{name} holds no test case")
     seen: dict[str, TestCase] = {}
