@@ -50,9 +50,9 @@ def test_testset_has_60_plus_typed_questions_with_verbatim_evidence_spans():
     types = Counter(c.query_type for c in cases)
     assert set(types) == {"literal", "paraphrase", "scenario"} and min(types.values()) >= 15
     for case in cases:
-        assert case.answer and case.spans
-        quoted = [docs[s.doc_id][s.start:s.end] for s in case.spans]
-        assert list(case.expected_texts) == quoted  # the evidence is a verbatim span of its document
+        assert case.answer and case.evidence_spans
+        quoted = [docs[s.doc_id][s.start:s.end] for s in case.evidence_spans]
+        assert case.texts == quoted  # the evidence is a verbatim span of its document
 
 
 # ---------------------------------------------------------------- rag-eval demo

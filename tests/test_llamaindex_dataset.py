@@ -155,6 +155,26 @@ def test_dataset_forms_mappings_objects_generators_and_jsonl(tmp_path: Path):
         assert not run.errors, name
 
 
+def test_a_test_set_is_a_data_set_as_object_file_and_hand_written_lines(tmp_path: Path):
+    from rag_eval_adapters.testsets import TestCase, TestSet, evaluate_dataset_rows
+
+    rows = DATA[:3]
+    evaluator = _evaluator(KeywordRetriever())
+    expected = [r.metric_vals_dict for r in evaluate_dataset(evaluator, rows, show_progress=False).results]
+    testset = TestSet([TestCase(f"q{i}", r["query"], relevant_chunk_ids=r["expected_ids"]) for i, r in enumerate(rows)])
+    path = tmp_path / "testset.jsonl"
+    testset.to_jsonl(path)
+    hand = tmp_path / "hand.jsonl"  # only what a person types: the ids under the test-set name
+    hand.write_text("".join(json.dumps({"query_id": c.query_id, "query": c.query,
+                                        "relevant_chunk_ids": c.relevant_chunk_ids}) + "\n" for c in testset),
+                    encoding="utf-8")
+    for name, dataset in {"TestSet": testset, "file": path, "hand-written": hand,
+                          "rows": evaluate_dataset_rows(hand)}.items():
+        run = evaluate_dataset(evaluator, dataset, show_progress=False)
+        assert [r.metric_vals_dict for r in run.results] == expected, name
+        assert not run.errors, name
+
+
 def test_malformed_rows_are_errors_and_the_rest_is_scored(tmp_path: Path):
     path = tmp_path / "qa.jsonl"
     path.write_text(
@@ -175,9 +195,9 @@ def test_malformed_rows_are_errors_and_the_rest_is_scored(tmp_path: Path):
     assert retriever.calls == 2  # malformed rows never reach the retriever
     messages = {e.index: e.message for e in run.errors}
     assert sorted(messages) == [1, 2, 3, 4, 5]
-    assert "line 2: invalid JSON" in messages[1]
-    assert "line 3: expected an object" in messages[2]
-    assert "row has no query" in messages[3] and "line 4" in messages[3]
+    assert "qa.jsonl:2: not valid JSON" in messages[1]
+    assert "qa.jsonl:3: expected a JSON object" in messages[2]
+    assert "row has no query" in messages[3] and "qa.jsonl:4" in messages[3]
     assert "expected_ids must be a list of strings" in messages[4]
     assert "no expectation" in messages[5]
 
@@ -363,5 +383,5 @@ def test_a_bad_byte_is_that_lines_error_and_the_rest_is_scored(tmp_path: Path):
     assert run.indices == [0, 2, 4]
     messages = {e.index: e.message for e in run.errors}
     assert sorted(messages) == [1, 3]
-    assert messages[1].startswith("ValueError: qa.jsonl line 2: not valid UTF-8 (byte 0xff")
-    assert messages[3].startswith("ValueError: qa.jsonl line 4: invalid JSON")
+    assert messages[1].startswith(f"ValueError: {path}:2: not valid UTF-8 (byte 0xff")
+    assert messages[3].startswith(f"ValueError: {path}:4: the JSON is nested too deeply")
