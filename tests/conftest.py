@@ -91,7 +91,7 @@ def cohere_server():
 
 @pytest.fixture(scope="session")
 def small_demo_data(tmp_path_factory) -> Path:
-    """A folder with the demo's ``documents.jsonl`` and ``testset.jsonl`` cut to three documents."""
+    """A folder with the demo's ``documents.jsonl`` and ``testset.jsonl`` cut to two documents."""
     return write_small_demo_data(tmp_path_factory.mktemp("demo-data"))
 
 
