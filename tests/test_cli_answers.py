@@ -6,7 +6,6 @@ import io
 import json
 
 import pytest
-from openai_server import openai_server  # noqa: F401
 
 from rag_eval_adapters.answers import rouge_l, token_f1
 from rag_eval_adapters.cli import main

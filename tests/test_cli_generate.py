@@ -10,8 +10,6 @@ import pytest
 pytest.importorskip("openai")
 pytest.importorskip("llama_index.core")
 
-from openai_server import openai_server  # noqa: F401
-
 from rag_eval_adapters.cli import main
 
 NOTES = {

@@ -214,18 +214,32 @@ def test_bad_arguments_raise():
         evaluate_dataset(evaluator, {"query": "x", "expected_ids": ["y"]})
 
 
-class CountingRetriever(KeywordRetriever):
-    """Counts the retrievals in flight at once (each awaits a little, as a network retriever does)."""
+class GatedRetriever(KeywordRetriever):
+    """Holds every retrieval until ``gate_at`` are in flight together, then lets them all through.
 
-    def __init__(self) -> None:
+    It counts the most retrievals ever in flight at once. If ``gate_at`` never come together (the evaluator runs
+    fewer at once), the first wait gives up after a generous timeout, records it in ``never_full`` and opens
+    the gate, so such a run fails the test quickly instead of hanging.
+    """
+
+    def __init__(self, gate_at: int) -> None:
         super().__init__()
+        self.gate_at = gate_at
         self.in_flight = self.most_in_flight = 0
+        self.never_full = False
+        self.gate = asyncio.Event()
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         self.in_flight += 1
         self.most_in_flight = max(self.most_in_flight, self.in_flight)
         try:
-            await asyncio.sleep(0.005)
+            if self.in_flight >= self.gate_at:
+                self.gate.set()
+            try:
+                await asyncio.wait_for(self.gate.wait(), timeout=10)
+            except asyncio.TimeoutError:
+                self.never_full = True
+                self.gate.set()
             return self._rank(query_bundle.query_str)
         finally:
             self.in_flight -= 1
@@ -233,10 +247,12 @@ class CountingRetriever(KeywordRetriever):
 
 @pytest.mark.parametrize("workers, expected", [(1, 1), (4, 4), (16, 16), (64, 24)])
 def test_workers_is_the_number_of_queries_in_flight(workers, expected):
+    """``workers`` retrievals run together (all 24 queries when fewer), and never more."""
     rows = [{"query": f"capital of germany {i}", "expected_ids": ["berlin"]} for i in range(24)]
-    retriever = CountingRetriever()
+    retriever = GatedRetriever(gate_at=expected)
     run = evaluate_dataset(_evaluator(retriever), rows, workers=workers, show_progress=False)
-    assert len(run.results) == 24 and run.mean["hit_rate"] == 1.0
+    assert not retriever.never_full, f"{expected} queries were never in flight together with workers={workers}"
+    assert len(run.results) == 24 and not run.errors and run.mean["hit_rate"] == 1.0
     assert retriever.most_in_flight == expected
 
 

@@ -10,14 +10,13 @@ import pytest
 
 pytest.importorskip("openai")
 
-from openai_server import (  # noqa: F401
+from openai_server import (
     FakeOpenAIServer,
     bad_quote,
     duplicate,
     empty_answer,
     fail,
     malformed,
-    openai_server,
     preamble,
     preamble_line,
     refusal,
