@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 pytest.importorskip("openai")
 
 from bench_helpers import case_records, documents  # noqa: E402
-from openai_server import fake_embedding, openai_server  # noqa: E402,F401
+from openai_server import fake_embedding  # noqa: E402
 
 from rag_eval_adapters import modelcalls  # noqa: E402
 from rag_eval_adapters.cli import main  # noqa: E402

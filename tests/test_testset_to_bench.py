@@ -19,7 +19,6 @@ pytest.importorskip("bm25s")
 pytest.importorskip("llama_index.core")
 
 from bench_helpers import documents  # noqa: E402
-from openai_server import openai_server  # noqa: E402,F401
 
 from rag_eval_adapters.bench import BenchSettings, load_documents, parse_chunking, run_bench  # noqa: E402
 from rag_eval_adapters.cli import main  # noqa: E402
