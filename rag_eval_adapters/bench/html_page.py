@@ -40,15 +40,15 @@ def evidence_offsets(chunk: Any, case: Any) -> list[int]:
     ids, nothing (the whole chunk is the evidence).
     """
     out: list[int] = []
-    if case.spans:
-        for span in case.spans:
+    if case.evidence_spans:
+        for span in case.evidence_spans:
             if span.doc_id != chunk.doc_id:
                 continue
             start, end = max(chunk.start, span.start), min(chunk.end, span.end)
             if end > start:
                 out += [start - chunk.start, end - chunk.start]
         return out
-    for expected in case.expected_texts:
+    for expected in case.texts:
         out += _text_offsets(chunk.text, expected)
     return out
 
@@ -123,8 +123,8 @@ def bench_page(bench: Any, data: Mapping[str, Any]) -> dict[str, Any]:
                 if claim.get("chunk_id") in chunk_of:
                     chunk_index(claim["chunk_id"])
     docs = {d.doc_id: d.text for d in bench.documents}
-    questions = [{"id": c.query_id, "text": c.query, "type": c.query_type, "reference": c.answer,
-                  "evidence": [docs[s.doc_id][s.start:s.end] for s in c.spans] or list(c.expected_texts)}
+    questions = [{"id": c.query_id, "text": c.query, "type": c.query_type, "reference": c.answer or None,
+                  "evidence": [docs[s.doc_id][s.start:s.end] for s in c.evidence_spans] or c.texts}
                  for c in cases]
     comparison = data.get("comparison") or {"tests": []}
     tests = [{"metric": t["metric"], "a": t["run_a"], "b": t["run_b"], "difference": t["difference"],

@@ -18,7 +18,8 @@ from typing import Any
 from ._errors import CLIError, one_line
 
 STDIN = "-"
-FORMAT_BY_SUFFIX = {".json": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown"}
+FORMAT_BY_SUFFIX = {".json": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".html": "html",
+                    ".htm": "html"}
 MAX_RESAMPLES = 10_000_000
 MAX_K = 1_000_000_000
 
@@ -70,7 +71,8 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def output_format(fmt: str | None, output: str | None) -> str:
-    """``--format`` when given, else the one of ``--output``'s extension (``.json``, ``.csv``, ``.md``), else table."""
+    """``--format`` when given, else the one of ``--output``'s extension (``.json``, ``.csv``, ``.md``, ``.html``),
+    else table."""
     if fmt:
         return fmt
     if output and output != STDIN:

@@ -53,14 +53,20 @@ def claims_of(record: Mapping[str, Any]) -> list[dict[str, Any]] | None:
     return [{k: c.get(k) for k in CLAIM_FIELDS} for c in claims if isinstance(c, Mapping)]
 
 
-def _ranking(run: Mapping[Hashable, float], judged: Mapping[Hashable, Any], depth: int,
+def _ranking(run: Mapping[Hashable, float] | Sequence[Hashable], judged: Mapping[Hashable, Any], depth: int,
              index: dict[str, int]) -> list[list[Any]]:
+    """``[[doc index, score, grade, []], ...]``: a ``{doc: score}`` query in trec_eval's order, a ranked list as
+    given (its score is then None)."""
+    if isinstance(run, Mapping):
+        ranked = [(doc, float(run[doc])) for doc in trec_order((score, doc) for doc, score in run.items())]
+    else:
+        ranked = [(doc, None) for doc in run]
     out = []
-    for doc in trec_order((score, doc) for doc, score in run.items())[:depth]:
+    for doc, score in ranked[:depth]:
         key = str(doc)
         index.setdefault(key, len(index))
         grade = judged.get(doc, 0)
-        out.append([index[key], float(run[doc]), grade if isinstance(grade, int) else float(grade), []])
+        out.append([index[key], score, grade if isinstance(grade, int) else float(grade), []])
     return out
 
 
@@ -86,8 +92,9 @@ def report_page(
     comparison : Comparison, optional
         Its paired tests (``p``: the randomization test's; ``p_adjusted`` when a test carries one).
     runs, qrels : optional
-        Each report's run (``{query: {doc: score}}``, by the same names) and the judgments: the drill-down then
-        lists each query's top ``depth`` documents in trec_eval's order with their grades.
+        Each report's run (``{query: {doc: score}}`` or ``{query: [doc, ...]}``, by the same names) and the
+        judgments: the drill-down then lists each query's top ``depth`` documents (in trec_eval's order, or as
+        ranked) with their grades.
     records : sequence of mappings, optional
         Answer records (``query_id``, ``prediction``, ``reference(s)``, ``query`` or ``question``, optional
         ``claims``: ``[{text, verdict, quote, chunk_id, start, end}]``) of the first report: the drill-down
