@@ -15,6 +15,10 @@ browser, through Playwright) to measure:
     python benchmarks/bench_html.py                      # 1,000 x 20
     python benchmarks/bench_html.py --questions 200      # a quick look
     python benchmarks/bench_html.py --keep report.html   # keep the page to look at
+    python benchmarks/bench_html.py --page demo_report/report.html --screenshots shots/   # measure a written page
+
+``--screenshots DIR`` saves ``overview.png`` (the verdict, the table and the charts) and ``drilldown.png`` (the
+worst question opened) of the measured page.
 
 Exit 1 when a goal is missed.
 """
@@ -123,19 +127,24 @@ def main() -> int:
     parser.add_argument("--questions", type=int, default=1000)
     parser.add_argument("--configs", type=int, default=20)
     parser.add_argument("--keep", metavar="PATH", help="write the page here (default: a temporary file)")
-    parser.add_argument("--screenshot", metavar="PNG", help="save a screenshot of the loaded page")
+    parser.add_argument("--page", metavar="HTML", help="measure this report.html instead of a synthetic one")
+    parser.add_argument("--screenshots", metavar="DIR", help="save overview.png and drilldown.png of the page here")
     args = parser.parse_args()
-    start = time.perf_counter()
-    page_data = synthetic_page(args.questions, args.configs)
-    built = time.perf_counter() - start
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(args.keep) if args.keep else Path(tmp) / "report.html"
-        start = time.perf_counter()
-        write_html_report(page_data, path)
-        written = time.perf_counter() - start
+        if args.page:
+            path = Path(args.page)
+            print(f"page: {path}")
+        else:
+            start = time.perf_counter()
+            page_data = synthetic_page(args.questions, args.configs)
+            built = time.perf_counter() - start
+            path = Path(args.keep) if args.keep else Path(tmp) / "report.html"
+            start = time.perf_counter()
+            write_html_report(page_data, path)
+            written = time.perf_counter() - start
+            print(f"page: {args.questions} questions x {args.configs} configurations; data built in {built:.1f} s, "
+                  f"written in {written:.2f} s")
         size_mb = path.stat().st_size / 1e6
-        print(f"page: {args.questions} questions x {args.configs} configurations; data built in {built:.1f} s, "
-              f"written in {written:.2f} s")
         print(f"size: {size_mb:.2f} MB ({path.stat().st_size:,} bytes; goal < {GOAL_MB:.0f} MB)")
         reason = skip_reason()
         if reason:
@@ -147,13 +156,16 @@ def main() -> int:
             wall = time.perf_counter() - start
             page = watched.page
             ready_ms = page.evaluate("performance.getEntriesByName('report-ready')[0].startTime")
+            if args.screenshots:
+                Path(args.screenshots).mkdir(parents=True, exist_ok=True)
+                page.set_viewport_size({"width": 1300, "height": 2000})
+                page.screenshot(path=str(Path(args.screenshots) / "overview.png"))
             start = time.perf_counter()
             page.click("#questions-table tbody tr:first-child .qbtn")
-            page.wait_for_selector("#drilldown .config-column .chunk")
+            page.wait_for_selector("#drilldown .config-column")
             drill = time.perf_counter() - start
-            if args.screenshot:
-                page.locator("#drilldown").scroll_into_view_if_needed()
-                page.screenshot(path=args.screenshot)
+            if args.screenshots:
+                page.locator("#drilldown").screenshot(path=str(Path(args.screenshots) / "drilldown.png"))
             problems = watched.console_errors() + watched.foreign_requests()
         print(f"time to interactive: {ready_ms / 1000:.2f} s from navigation start to the report-ready mark "
               f"(goal < {GOAL_S:.0f} s); {wall:.2f} s wall until data-ready")

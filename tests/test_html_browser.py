@@ -82,6 +82,8 @@ def test_tests_table_shows_adjusted_p_and_charts_give_values_on_hover(browser, s
     point = page.locator("#chart-vs-k .series[data-series='1'] > :not(path)").nth(1)
     point.hover()
     assert page.locator(".tip").text_content() == "b: ndcg@2 = 0.900"
+    ticks = page.locator("#chart-vs-k > text[text-anchor='end']").all_text_contents()
+    assert ticks == ["0.40", "0.50", "0.60", "0.70", "0.80", "0.90", "1.00"]  # the values' tenths, not 0..1
     page.select_option("#family-select", "hit_rate")
     assert page.locator("#chart-vs-k title").first.text_content() == "hit_rate@k by configuration"
     markers = page.locator("#chart-by-type .series")

@@ -375,11 +375,23 @@ function legend(series, svg) {
   });
   return ul;
 }
-function axes(svg, x0, y0, w, h, ymax) {
-  for (var t = 0; t <= 5; t++) {
-    var v = ymax * t / 5, y = y0 + h - h * t / 5;
+// the axis range of the values: whole tenths (or decades) around them, so close values stay apart
+function span(values) {
+  values = values.filter(function (v) { return typeof v === "number"; });
+  if (!values.length) return [0, 1, 5];
+  var lo = Math.min.apply(null, values), hi = Math.max.apply(null, values);
+  var step = lo >= 0 && hi <= 1 ? 0.1 : Math.pow(10, Math.floor(Math.log(Math.max(hi - lo, 1e-9)) / Math.LN10));
+  var a = Math.floor(lo / step) * step, b = Math.ceil(hi / step) * step;
+  if (a > 0) a = Math.max(0, a - step);
+  if (b <= a) b = a + step;
+  var n = Math.round((b - a) / step);
+  return [a, b, n >= 2 && n <= 10 ? n : 5];
+}
+function axes(svg, x0, y0, w, h, range) {
+  for (var t = 0; t <= range[2]; t++) {
+    var v = range[0] + (range[1] - range[0]) * t / range[2], y = y0 + h - h * t / range[2];
     svg.appendChild(sv("line", {x1: x0, x2: x0 + w, y1: y, y2: y, stroke: "#ddd"}));
-    svg.appendChild(sv("text", {x: x0 - 6, y: y + 4, "text-anchor": "end", text: v.toFixed(1)}));
+    svg.appendChild(sv("text", {x: x0 - 6, y: y + 4, "text-anchor": "end", text: v.toFixed(2)}));
   }
 }
 function vsKChart(box) {
@@ -398,13 +410,14 @@ function vsKChart(box) {
     holder.textContent = "";
     var W = 640, H = 360, x0 = 48, y0 = 14, w = W - x0 - 16, h = H - y0 - 40;
     var svg = chartFrame(W, H, current + "@k by configuration", current + " at k = " + ks.join(", ") + " for " + configs.length + " configurations; the data table below lists every value.", "chart-vs-k");
-    axes(svg, x0, y0, w, h, 1);
+    var range = span([].concat.apply([], configs.map(function (c) { return ks.map(function (k) { return c.mean[current + "@" + k]; }); })));
+    axes(svg, x0, y0, w, h, range);
     var xs = ks.map(function (k, i) { return x0 + w * i / (ks.length - 1); });
     ks.forEach(function (k, i) { svg.appendChild(sv("text", {x: xs[i], y: y0 + h + 16, "text-anchor": "middle", text: String(k)})); });
     svg.appendChild(sv("text", {x: x0 + w / 2, y: H - 4, "text-anchor": "middle", text: "k"}));
     configs.forEach(function (c, i) {
       var s = style(i), g = sv("g", {"class": "series", "data-series": i});
-      var pts = ks.map(function (k, j) { var v = c.mean[current + "@" + k]; return typeof v === "number" ? [xs[j], y0 + h - h * v, v, k] : null; });
+      var pts = ks.map(function (k, j) { var v = c.mean[current + "@" + k]; return typeof v === "number" ? [xs[j], y0 + h - h * (v - range[0]) / (range[1] - range[0]), v, k] : null; });
       var d = pts.filter(Boolean).map(function (p, j) { return (j ? "L" : "M") + p[0].toFixed(1) + " " + p[1].toFixed(1); }).join("");
       g.appendChild(sv("path", {d: d, fill: "none", stroke: s.color, "stroke-width": 1.6, "stroke-dasharray": s.dash}));
       pts.forEach(function (p) {
@@ -436,10 +449,11 @@ function byTypeChart(box) {
     holder.textContent = "";
     var row = 18, x0 = 190, W = 640, w = W - x0 - 20, top = 24, H = top + row * configs.length + 30;
     var svg = chartFrame(W, H, current + " by configuration and question type", current + " for each configuration, overall and for " + types.join(", ") + " questions; the data table below lists every value.", "chart-by-type");
-    for (var t = 0; t <= 5; t++) {
-      var x = x0 + w * t / 5;
+    var range = span([].concat.apply([], configs.map(function (c) { return groups.map(function (g) { return value(c, g); }); })));
+    for (var t = 0; t <= range[2]; t++) {
+      var x = x0 + w * t / range[2];
       svg.appendChild(sv("line", {x1: x, x2: x, y1: top - 6, y2: H - 26, stroke: "#ddd"}));
-      svg.appendChild(sv("text", {x: x, y: H - 12, "text-anchor": "middle", text: (t / 5).toFixed(1)}));
+      svg.appendChild(sv("text", {x: x, y: H - 12, "text-anchor": "middle", text: (range[0] + (range[1] - range[0]) * t / range[2]).toFixed(2)}));
     }
     configs.forEach(function (c, i) {
       var y = top + row * i + row / 2;
@@ -452,7 +466,7 @@ function byTypeChart(box) {
       configs.forEach(function (c, i) {
         var v = value(c, g);
         if (v === null) return;
-        series.appendChild(hoverable(marker(s.marker, x0 + w * v, top + row * i + row / 2, s.color, 5), showId(c.name) + ", " + g + ": " + current + " = " + v.toFixed(3)));
+        series.appendChild(hoverable(marker(s.marker, x0 + w * (v - range[0]) / (range[1] - range[0]), top + row * i + row / 2, s.color, 5), showId(c.name) + ", " + g + ": " + current + " = " + v.toFixed(3)));
       });
       svg.appendChild(series);
     });
