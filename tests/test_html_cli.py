@@ -66,17 +66,25 @@ def test_answers_page_shows_each_answer_with_its_scores_and_claims(tmp_path):
              "end": 5}
     records = write_jsonl(tmp_path / "answers.jsonl", [
         {"query_id": "q1", "query": "where is the Eiffel Tower", "prediction": "Paris.", "reference": "Paris",
-         "query_type": "fact", "claims": [claim]},
+         "query_type": "fact", "topic": "landmark", "claims": [claim]},
         {"query_id": "q2", "query": "what is the capital of Italy", "prediction": "Milan", "reference": "Rome",
-         "query_type": "fact"}])
+         "query_type": "fact", "topic": "capital"}])
     out = tmp_path / "answers.html"
     code, _, stderr = run_cli("answers", "--predictions", records, "-m", "em,f1", "-o", out)
     assert code == 0, stderr
     data = page_data(out.read_text(encoding="utf-8"))
+    assert data["query_types"] == {"fact": 2}
+    assert data["configurations"][0]["by_type"]["fact"] == {"em": 0.5, "f1": 0.5}
     assert [(q["id"], q["text"], q["reference"]) for q in data["questions"]] == [
         ("q1", "where is the Eiffel Tower", "Paris"), ("q2", "what is the capital of Italy", "Rome")]
     assert data["answers"][0][0] == {"text": "Paris.", "scores": {"em": 1.0, "f1": 1.0}, "claims": [claim]}
     assert data["answers"][0][1]["scores"] == {"em": 0.0, "f1": 0.0}
+    code, stdout, stderr = run_cli("answers", "--predictions", records, "-m", "em", "--group-by", "topic",
+                                   "--format", "html")
+    assert code == 0, stderr
+    data = page_data(stdout)
+    assert data["query_types"] == {"landmark": 1, "capital": 1}
+    assert [q["type"] for q in data["questions"]] == ["landmark", "capital"]
 
 
 @pytest.mark.parametrize("command", ["evaluate", "compare", "answers"])

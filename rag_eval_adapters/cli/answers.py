@@ -97,7 +97,8 @@ def cmd_answers(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         from ..reports import report_page
 
         emit_page(report_page({"answers": report}, title=f"rag-eval answers: {Path(args.predictions).name}",
-                              records=records, summary=[f"{report.counts}"]), args.output, stdout, stderr)
+                              records=records, group_by=args.group_by or "query_type",
+                              summary=[f"{report.counts}"]), args.output, stdout, stderr)
     else:
         _render(report, grouped, args, stdout, stderr)
     if args.plot:

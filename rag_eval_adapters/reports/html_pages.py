@@ -34,10 +34,10 @@ def _families(keys: Sequence[str]) -> tuple[list[str], list[int]]:
     return list(by_family), list(next(iter(cut_sets)))
 
 
-def _by_type(report: Report) -> dict[str, dict[str, float]]:
+def _by_type(report: Report, field: str) -> dict[str, dict[str, float]]:
     groups: dict[str, list[Hashable]] = {}
     for qid in report.query_ids:
-        qtype = report.attributes.get(qid, {}).get("query_type")
+        qtype = report.attributes.get(qid, {}).get(field)
         if qtype is not None:
             groups.setdefault(str(qtype), []).append(qid)
     values = report.per_query
@@ -80,13 +80,15 @@ def report_page(
     qrels: Mapping[Hashable, Mapping[Hashable, Any]] | None = None,
     depth: int = 10,
     records: Sequence[Mapping[str, Any]] | None = None,
+    group_by: str = "query_type",
 ) -> dict[str, Any]:
     """The page data of named reports (see :mod:`rag_eval_adapters.reports.html` for its shape).
 
     Parameters
     ----------
     reports : mapping of name to Report
-        One configuration each; a ``query_type`` attribute gives the by-type views.
+        One configuration each; a per-query attribute (``group_by``, default ``query_type``) gives the
+        question types: the by-type table, chart and filters.
     title, summary
         The page's title and the lines under it.
     comparison : Comparison, optional
@@ -112,11 +114,11 @@ def report_page(
         for qid in [*report.query_ids, *report.errors]:
             if str(qid) not in types:
                 qids.append(str(qid))
-                types[str(qid)] = str(report.attributes.get(qid, {}).get("query_type", ""))
+                types[str(qid)] = str(report.attributes.get(qid, {}).get(group_by, ""))
     for qid in by_id:
         if qid not in types:
             qids.append(qid)
-            types[qid] = str(by_id[qid].get("query_type", ""))
+            types[qid] = str(by_id[qid].get(group_by, ""))
     questions = []
     for qid in qids:
         record = by_id.get(qid, {})
@@ -134,7 +136,7 @@ def report_page(
     page: dict[str, Any] = {
         "title": title, "summary": list(summary), "verdict": [], "headline": keys[0] if keys else None,
         "families": families, "ks": ks, "metrics": keys, "query_types": counted,
-        "configurations": [{"name": n, "info": {}, "mean": dict(r.mean), "by_type": _by_type(r)}
+        "configurations": [{"name": n, "info": {}, "mean": dict(r.mean), "by_type": _by_type(r, group_by)}
                            for n, r in reports.items()],
         "questions": questions, "query_metrics": keys,
         "per_query": [[[r.per_query[h[q]].get(m) for m in keys] if h.get(q, q) in r.per_query else None
