@@ -1,6 +1,19 @@
-"""Page data for the report.html tests: a small page by hand and one full of injection probes."""
+"""Page data for the report.html tests: a small page by hand and one full of injection probes; reading a
+written page's embedded data back."""
 
 from __future__ import annotations
+
+import json
+import re
+
+DATA_BLOCK = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
+
+
+def embedded(html: str) -> dict:
+    """The page data embedded in a written page (exactly one data block)."""
+    blocks = DATA_BLOCK.findall(html)
+    assert len(blocks) == 1
+    return json.loads(blocks[0])
 
 PROBES = [
     "<script>document.title='pwned-script'</script>",

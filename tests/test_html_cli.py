@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import re
 import sys
 from pathlib import Path
 
@@ -20,12 +18,7 @@ from cli_support import (  # noqa: E402
     write_trec_qrels,
     write_trec_run,
 )
-
-DATA_BLOCK = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
-
-
-def page_data(html: str) -> dict:
-    return json.loads(DATA_BLOCK.findall(html)[0])
+from html_pages import embedded  # noqa: E402
 
 
 def test_evaluate_writes_a_page_from_the_html_extension(tmp_path):
@@ -35,7 +28,7 @@ def test_evaluate_writes_a_page_from_the_html_extension(tmp_path):
                                    "-o", out, "--allow-errors")
     assert code == 0, stderr
     assert stdout == "" and f"wrote {out}" in stderr
-    data = page_data(out.read_text(encoding="utf-8"))
+    data = embedded(out.read_text(encoding="utf-8"))
     assert [c["name"] for c in data["configurations"]] == ["tiny.run"]
     assert data["families"] == ["ndcg", "recall"] and data["ks"] == [2, 4]
     ids = data["chunks"]["ids"]
@@ -53,7 +46,7 @@ def test_compare_page_holds_every_paired_test(tmp_path):
                                    "--format", "html")
     assert code == 0, stderr
     assert stdout.startswith("<!DOCTYPE html>")
-    data = page_data(stdout)
+    data = embedded(stdout)
     assert [c["name"] for c in data["configurations"]] == ["good.run", "bad.run"]
     assert [(t["metric"], t["a"], t["b"]) for t in data["tests"]] == [("ndcg@5", "good.run", "bad.run"),
                                                                        ("mrr", "good.run", "bad.run")]
@@ -72,7 +65,7 @@ def test_answers_page_shows_each_answer_with_its_scores_and_claims(tmp_path):
     out = tmp_path / "answers.html"
     code, _, stderr = run_cli("answers", "--predictions", records, "-m", "em,f1", "-o", out)
     assert code == 0, stderr
-    data = page_data(out.read_text(encoding="utf-8"))
+    data = embedded(out.read_text(encoding="utf-8"))
     assert data["query_types"] == {"fact": 2}
     assert data["configurations"][0]["by_type"]["fact"] == {"em": 0.5, "f1": 0.5}
     assert [(q["id"], q["text"], q["reference"]) for q in data["questions"]] == [
@@ -82,7 +75,7 @@ def test_answers_page_shows_each_answer_with_its_scores_and_claims(tmp_path):
     code, stdout, stderr = run_cli("answers", "--predictions", records, "-m", "em", "--group-by", "topic",
                                    "--format", "html")
     assert code == 0, stderr
-    data = page_data(stdout)
+    data = embedded(stdout)
     assert data["query_types"] == {"landmark": 1, "capital": 1}
     assert [q["type"] for q in data["questions"]] == ["landmark", "capital"]
 

@@ -15,7 +15,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_helpers import HashEmbedder, case_records, documents  # noqa: E402
-from html_pages import PROBE_TEXT, probe_page, small_page  # noqa: E402
+from html_pages import DATA_BLOCK, PROBE_TEXT, embedded, probe_page, small_page  # noqa: E402
 
 from rag_eval_adapters import read_trec_qrels, read_trec_run  # noqa: E402
 from rag_eval_adapters.bench import BenchSettings, Chunk, cases_from_records, run_bench  # noqa: E402
@@ -26,14 +26,6 @@ from rag_eval_adapters.reports.html import (  # noqa: E402
     render_html,
     write_html_report,
 )
-
-DATA_BLOCK = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
-
-
-def embedded(html: str) -> dict:
-    blocks = DATA_BLOCK.findall(html)
-    assert len(blocks) == 1
-    return json.loads(blocks[0])
 
 
 def test_embedded_json_round_trips_and_cannot_close_its_script_element():
