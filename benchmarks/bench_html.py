@@ -73,7 +73,8 @@ def synthetic_page(n_questions: int, n_configs: int, seed: int = 0) -> dict:
     query_metrics = [f"{f}@10" for f in FAMILIES]
     configs, per_query, retrieved, answers = [], [], [], []
     for ci, name in enumerate(names):
-        base = (ci % len(chunkings)) * per_chunking
+        chunking = name.split("/")[0]
+        base = (chunkings.index(chunking) if chunking in chunkings else ci % len(chunkings)) * per_chunking
         skill = 0.5 + 0.45 * rng.random()
         rows_q, rows_r, rows_a = [], [], []
         for qi in range(n_questions):
