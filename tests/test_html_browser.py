@@ -186,3 +186,12 @@ def test_a_page_of_runs_lists_each_querys_documents_with_their_grades(browser, t
     assert left.locator(".chunk-text").count() == 0  # runs carry no text: ids and grades only
     assert page.locator("#tests-table tbody tr").count() == 4
     assert watched.console_errors() == [] and watched.foreign_requests() == []
+
+
+def test_a_page_with_nothing_but_a_title_and_one_configuration_loads_without_error(browser, tmp_path):
+    for data in ({"title": "empty", "configurations": []},
+                 {"title": "one", "configurations": [{"name": "only", "mean": {"map": 0.25}}]}):
+        watched = WatchedPage(browser, write_html_report(data, tmp_path / "page.html"))
+        assert watched.console_errors() == [] and watched.foreign_requests() == []
+        assert watched.page.locator("#questions p").text_content() == "No per-question data in this report."
+    assert column(watched.page, "config-table", 1) == ["0.250"]
