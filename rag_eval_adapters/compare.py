@@ -13,11 +13,12 @@ For two runs A and B scored per query with the same metric, let ``d_q = B_q - A_
 * a percentile bootstrap confidence interval ``[ci_low, ci_high]`` of mean(d), resampling queries
   with replacement ``n_bootstrap`` times (seeded).
 
-Both random procedures are whole-matrix work (:mod:`rag_eval_adapters._resampling`): blocks of sign vectors
-(or resample multiplicities) times the ``n x metrics`` matrix of differences, in single precision. A sign
-vector whose single-precision statistic lies within the rounding bound of the observed one is recounted in
-double precision, so the p-value is the double-precision count; bootstrap means are taken of the centred
-differences, so their rounding is far below the resampling noise. The t distribution is computed here
+Both random procedures are whole-matrix work (:mod:`rag_eval_adapters._resampling`, a core module that
+:meth:`~rag_eval_adapters.Report.by` uses too): blocks of sign vectors (or resample multiplicities) times the
+``n x metrics`` matrix of differences. The sign-vector products are single precision; a sign vector whose
+single-precision statistic lies within the rounding bound of the observed one is recounted in double
+precision, so the p-value is the double-precision count. Bootstrap means are computed in double precision.
+The t distribution is computed here
 (regularized incomplete beta), without scipy.
 
 :func:`compare_reports` runs these tests for every metric and every pair of runs, vectorized across
