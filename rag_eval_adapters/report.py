@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ._resampling import bootstrap_interval
+from .validation import check_count, check_fraction, check_seed
 
 __all__ = ["Report", "GroupedReport", "GroupStats", "OVERALL", "as_report"]
 
@@ -217,7 +218,9 @@ class Report:
             One :class:`GroupStats` per group (in order of first appearance among the scored queries, then
             groups with only failed queries) and the overall row, labelled ``"all"``.
         """
-        _check_interval_options(confidence, n_bootstrap)
+        confidence = check_fraction(confidence, "confidence")
+        n_bootstrap = check_count(n_bootstrap, "n_bootstrap")
+        seed = check_seed(seed)
         group_of = _hashable_groups(_grouper(field, self.attributes), field)
         labels = [group_of(q) for q in self.query_ids]
         failed: dict[Hashable, int] = {}
@@ -334,13 +337,6 @@ def _hashable_groups(group_of: Callable[[Hashable], Any], field: Grouping) -> Ca
         return group
 
     return checked
-
-
-def _check_interval_options(confidence: float, n_bootstrap: int) -> None:
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be between 0 and 1 (e.g. 0.95), got {confidence!r}")
-    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int) or n_bootstrap < 1:
-        raise ValueError(f"n_bootstrap must be a positive int, got {n_bootstrap!r}")
 
 
 def _stats(label, values, keys, errors, confidence, n_bootstrap, rng) -> GroupStats:

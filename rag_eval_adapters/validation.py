@@ -1,5 +1,5 @@
 """One validation vocabulary: the checks and pydantic types for a cutoff, a relevance level, a gain, a grade,
-a score and an on/off option.
+a score and an on/off option, and the checks of a count, a fraction, a positive amount and a random seed.
 
 Every entry point (the per-query functions, :func:`~rag_eval_adapters.evaluate`, the metric objects, the
 LlamaIndex and LangChain adapters and the ``rag-eval`` command) checks these values with the functions below,
@@ -7,7 +7,11 @@ so one bad value gets the same exception and the same message wherever it is giv
 
 * a value of the wrong type (a string cutoff, ``granular="no"``) is a ``TypeError``;
 * a value of the right type outside its range (``k=0``, ``relevance_level=inf``, a NaN grade) is a
-  ``ValueError``.
+  ``ValueError``;
+* a bool is never a number here: ``n_bootstrap=True`` or ``confidence=False`` is a ``TypeError``, not 1 or 0.
+
+The options of the resampling, the batch sizes, workers, shards and timeouts use :func:`check_count`,
+:func:`check_fraction`, :func:`check_positive` and :func:`check_seed`, each with one message style.
 
 The ``Annotated`` types (:data:`Cutoff`, :data:`RelevanceLevel`, :data:`Gain`, :data:`Grade`, :data:`Score`,
 :data:`Flag`) run the same checks as pydantic field validators, naming the field in the message; a model built
@@ -50,6 +54,10 @@ __all__ = [
     "check_grade",
     "check_score",
     "check_flag",
+    "check_count",
+    "check_fraction",
+    "check_positive",
+    "check_seed",
     "where",
     "plain_error",
 ]
@@ -149,6 +157,83 @@ def check_flag(value: Any, field: str) -> bool:
     if isinstance(value, np.bool_):
         return bool(value)
     raise TypeError(f"{field} must be True or False, got {value!r}")
+
+
+def _integer(value: Any) -> bool:
+    return not isinstance(value, (bool, np.bool_)) and isinstance(value, numbers.Integral)
+
+
+def check_count(value: Any, field: str, *, minimum: int = 1, maximum: int | None = None) -> int:
+    """A count (resamples, a batch size, workers, shards, ``max_*``): an int from ``minimum`` (default 1) to
+    ``maximum`` (default: no bound), returned as a Python int. A bool is not a count.
+
+    Raises
+    ------
+    TypeError
+        When ``value`` is not an int (a float, a string, ``True``).
+    ValueError
+        When it is below ``minimum`` or above ``maximum``.
+    """
+    if minimum == 1:
+        what = "a positive integer"
+    elif minimum == 0:
+        what = "a non-negative integer"
+    else:
+        what = f"an integer >= {minimum}"
+    if not _integer(value):
+        raise TypeError(f"{field} must be {what}, got {_short(value)}")
+    if value < minimum:
+        raise ValueError(f"{field} must be {what}, got {_short(value)}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{field} must be {what} of at most {maximum}, got {_short(value)}")
+    return int(value)
+
+
+def check_fraction(value: Any, field: str, *, inclusive: bool = False) -> float:
+    """A fraction (a confidence, a probability, a threshold): a number strictly between 0 and 1, or from 0 to
+    1 with ``inclusive=True``, returned as a float. A bool is not a number; NaN is outside every range.
+
+    Raises
+    ------
+    TypeError
+        When ``value`` is not a real number.
+    ValueError
+        When it is outside the range.
+    """
+    what = "a number from 0 to 1" if inclusive else "a number strictly between 0 and 1"
+    if not _number(value):
+        raise TypeError(f"{field} must be {what}, got {_short(value)}")
+    number = _float_or_inf(value)
+    inside = 0.0 <= number <= 1.0 if inclusive else 0.0 < number < 1.0
+    if not inside:
+        raise ValueError(f"{field} must be {what}, got {_short(value)}")
+    return number
+
+
+def check_positive(value: Any, field: str, *, unit: str = "") -> float:
+    """A positive amount (a timeout, a rate): a finite number above 0, returned as a float. A bool is not one.
+
+    ``unit`` names what the number counts in the message (``"seconds"``).
+    """
+    what = f"a positive finite number{f' of {unit}' if unit else ''}"
+    if not _number(value):
+        raise TypeError(f"{field} must be {what}, got {_short(value)}")
+    number = _float_or_inf(value)
+    if not (number > 0.0 and math.isfinite(number)):
+        raise ValueError(f"{field} must be {what}, got {_short(value)}")
+    return number
+
+
+def check_seed(value: Any, field: str = "seed") -> int | None:
+    """A random seed: None (fresh entropy) or a non-negative int, the seeds ``numpy.random.default_rng``
+    takes, checked here so a bad seed gets this message rather than numpy's. A bool is not a seed."""
+    if value is None:
+        return None
+    if not _integer(value):
+        raise TypeError(f"{field} must be None or a non-negative integer, got {_short(value)}")
+    if value < 0:
+        raise ValueError(f"{field} must be None or a non-negative integer, got {_short(value)}")
+    return int(value)
 
 
 # ---------------------------------------------------------------------------------------------- pydantic types

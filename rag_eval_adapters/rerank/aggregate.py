@@ -11,6 +11,7 @@ from typing import Literal
 import numpy as np
 
 from ..progress import progress_bar
+from ..validation import check_count
 from .base import RelevanceScorer, check_scores, validate_query_texts
 from .errors import short_query
 
@@ -219,8 +220,7 @@ async def arerank_relevancy_batch(
     """Async :func:`rerank_relevancy_batch`: queries are scored concurrently, at most ``max_concurrency`` at
     once (a :class:`CohereReranker` also caps its own in-flight requests)."""
     check_relevancy_options(scorer, agg, normalize)
-    if not isinstance(max_concurrency, int) or max_concurrency < 1:
-        raise ValueError(f"max_concurrency must be a positive int, got {max_concurrency!r}")
+    max_concurrency = check_count(max_concurrency, "max_concurrency")
     rows = _batch_items(items)
     gate = asyncio.Semaphore(max_concurrency)
 
