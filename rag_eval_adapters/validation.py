@@ -124,30 +124,39 @@ def check_gain(gain: Any, field: str = "gain") -> str:
     return gain
 
 
+def _grade_of(value: Any, label: str) -> float:
+    """The grade ``value`` of ``label`` (``"qrels['d1']"``, a field name) as a float: a finite number."""
+    if not _number(value):
+        raise TypeError(f"{label} must be a number (a relevance grade), got {value!r}")
+    grade = _float_or_inf(value)
+    if not math.isfinite(grade):
+        raise ValueError(f"{label} must be a finite grade, got {_short(value)}")
+    return grade
+
+
+def _score_of(value: Any, label: str) -> float:
+    """The score ``value`` of ``label`` (``"run['d1']"``, a field name) as a float: a number, not NaN."""
+    if not _number(value):
+        raise TypeError(f"{label} must be a numeric score, got {value!r}")
+    try:
+        score = float(value)
+    except OverflowError:  # an int beyond float64: ranking it as +-inf would hide a broken score
+        raise ValueError(
+            f"{label} is too large for a float64 ({_short(value)}); scores must fit in a float64 to rank by"
+        ) from None
+    if math.isnan(score):
+        raise ValueError(f"{label} is NaN; scores must be numbers to rank by")
+    return score
+
+
 def check_grade(grade: Any, doc: Any, field: str, query_id: Any = None) -> float:
     """A relevance grade of document ``doc`` in ``field``: a finite number."""
-    if not _number(grade):
-        raise TypeError(f"{where(query_id)}{field}[{doc!r}] must be a number (a relevance grade), got {grade!r}")
-    value = _float_or_inf(grade)
-    if not math.isfinite(value):
-        raise ValueError(f"{where(query_id)}{field}[{doc!r}] must be a finite grade, got {_short(grade)}")
-    return value
+    return _grade_of(grade, f"{where(query_id)}{field}[{doc!r}]")
 
 
 def check_score(score: Any, doc: Any, field: str = "run", query_id: Any = None) -> float:
     """A retrieval score of document ``doc`` in ``field``: a number, not NaN (±inf rank first and last)."""
-    if not _number(score):
-        raise TypeError(f"{where(query_id)}{field}[{doc!r}] must be a numeric score, got {score!r}")
-    try:
-        value = float(score)
-    except OverflowError:  # an int beyond float64: ranking it as +-inf would hide a broken score
-        raise ValueError(
-            f"{where(query_id)}{field}[{doc!r}] is too large for a float64 ({_short(score)}); "
-            "scores must fit in a float64 to rank by"
-        ) from None
-    if math.isnan(value):
-        raise ValueError(f"{where(query_id)}{field}[{doc!r}] is NaN; scores must be numbers to rank by")
-    return value
+    return _score_of(score, f"{where(query_id)}{field}[{doc!r}]")
 
 
 def check_flag(value: Any, field: str) -> bool:
@@ -252,26 +261,11 @@ def _gain(value: Any, info: ValidationInfo) -> str:
 
 
 def _grade(value: Any, info: ValidationInfo) -> float:
-    field = info.field_name or "grade"
-    if not _number(value):
-        raise TypeError(f"{field} must be a number (a relevance grade), got {value!r}")
-    grade = _float_or_inf(value)
-    if not math.isfinite(grade):
-        raise ValueError(f"{field} must be a finite grade, got {_short(value)}")
-    return grade
+    return _grade_of(value, info.field_name or "grade")
 
 
 def _score(value: Any, info: ValidationInfo) -> float:
-    field = info.field_name or "score"
-    if not _number(value):
-        raise TypeError(f"{field} must be a numeric score, got {value!r}")
-    try:
-        score = float(value)
-    except OverflowError:
-        raise ValueError(f"{field} is too large for a float64 ({_short(value)}); scores must fit in a float64") from None
-    if math.isnan(score):
-        raise ValueError(f"{field} is NaN; scores must be numbers to rank by")
-    return score
+    return _score_of(value, info.field_name or "score")
 
 
 def _flag(value: Any, info: ValidationInfo) -> bool:
