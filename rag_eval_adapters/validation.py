@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 import numpy as np
@@ -100,15 +101,21 @@ def _float_or_inf(value: Any) -> float:
         return math.inf
 
 
+def _real(value: Any, label: str, what: str, inside: Callable[[float], bool], kind: str = "") -> float:
+    """``value`` as a float: a real number (not a bool; else ``TypeError``: ``label must be <kind>``) for which
+    ``inside`` holds (else ``ValueError``: ``label must be <what>``). ``kind`` defaults to ``what``."""
+    if not _number(value):
+        raise TypeError(f"{label} must be {kind or what}, got {_short(value)}")
+    number = _float_or_inf(value)
+    if not inside(number):
+        raise ValueError(f"{label} must be {what}, got {_short(value)}")
+    return number
+
+
 def check_level(level: Any, field: str = "relevance_level") -> float:
     """A relevance level: any finite number. A judged document is relevant when its grade is ``>= level``;
     an unjudged document never is (as in trec_eval)."""
-    if not _number(level):
-        raise TypeError(f"{field} must be a finite number (a grade threshold), got {level!r}")
-    value = _float_or_inf(level)
-    if not math.isfinite(value):
-        raise ValueError(f"{field} must be a finite number (a grade threshold), got {level!r}")
-    return value
+    return _real(level, field, "a finite number (a grade threshold)", math.isfinite)
 
 
 def check_gain(gain: Any, field: str = "gain") -> str:
@@ -126,12 +133,7 @@ def check_gain(gain: Any, field: str = "gain") -> str:
 
 def _grade_of(value: Any, label: str) -> float:
     """The grade ``value`` of ``label`` (``"qrels['d1']"``, a field name) as a float: a finite number."""
-    if not _number(value):
-        raise TypeError(f"{label} must be a number (a relevance grade), got {value!r}")
-    grade = _float_or_inf(value)
-    if not math.isfinite(grade):
-        raise ValueError(f"{label} must be a finite grade, got {_short(value)}")
-    return grade
+    return _real(value, label, "a finite grade", math.isfinite, "a number (a relevance grade)")
 
 
 def _score_of(value: Any, label: str) -> float:
@@ -209,14 +211,9 @@ def check_fraction(value: Any, field: str, *, inclusive: bool = False) -> float:
     ValueError
         When it is outside the range.
     """
-    what = "a number from 0 to 1" if inclusive else "a number strictly between 0 and 1"
-    if not _number(value):
-        raise TypeError(f"{field} must be {what}, got {_short(value)}")
-    number = _float_or_inf(value)
-    inside = 0.0 <= number <= 1.0 if inclusive else 0.0 < number < 1.0
-    if not inside:
-        raise ValueError(f"{field} must be {what}, got {_short(value)}")
-    return number
+    if inclusive:
+        return _real(value, field, "a number from 0 to 1", lambda x: 0.0 <= x <= 1.0)
+    return _real(value, field, "a number strictly between 0 and 1", lambda x: 0.0 < x < 1.0)
 
 
 def check_positive(value: Any, field: str, *, unit: str = "") -> float:
@@ -225,12 +222,7 @@ def check_positive(value: Any, field: str, *, unit: str = "") -> float:
     ``unit`` names what the number counts in the message (``"seconds"``).
     """
     what = f"a positive finite number{f' of {unit}' if unit else ''}"
-    if not _number(value):
-        raise TypeError(f"{field} must be {what}, got {_short(value)}")
-    number = _float_or_inf(value)
-    if not (number > 0.0 and math.isfinite(number)):
-        raise ValueError(f"{field} must be {what}, got {_short(value)}")
-    return number
+    return _real(value, field, what, lambda x: 0.0 < x < math.inf)
 
 
 def check_seed(value: Any, field: str = "seed") -> int | None:

@@ -22,7 +22,7 @@ from .base import validate_query_texts
 from .cache import CachedScorer, ScoreCache, as_cache
 from .errors import RerankError, RerankResponseError, short_query
 
-__all__ = ["CohereReranker", "RerankUsage", "DEFAULT_COHERE_MODEL", "resolve_cohere_api_key"]
+__all__ = ["CohereReranker", "RerankUsage", "DEFAULT_COHERE_MODEL", "resolve_cohere_api_key", "cohere_repr_args"]
 
 DEFAULT_COHERE_MODEL = "rerank-v3.5"
 API_KEY_ENV_VARS = ("CO_API_KEY", "COHERE_API_KEY")
@@ -69,6 +69,15 @@ class RerankUsage:
     search_units: float = 0.0
     retry_wait_seconds: float = 0.0
     cache_hits: int = 0
+
+
+def cohere_repr_args(reranker: CohereReranker) -> list[str]:
+    """What a Cohere relevancy evaluator's ``repr`` shows of its reranker: the model, and the base URL when one
+    was given."""
+    args = [f"model={reranker.model!r}"]
+    if reranker.base_url:
+        args.append(f"base_url={reranker.base_url!r}")
+    return args
 
 
 def _field(item: Any, name: str) -> Any:
