@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
 
 import numpy as np
@@ -59,6 +59,7 @@ __all__ = [
     "check_fraction",
     "check_positive",
     "check_seed",
+    "check_texts",
     "where",
     "plain_error",
 ]
@@ -235,6 +236,26 @@ def check_seed(value: Any, field: str = "seed") -> int | None:
     if value < 0:
         raise ValueError(f"{field} must be None or a non-negative integer, got {_short(value)}")
     return int(value)
+
+
+def check_texts(values: Any, field: str, query_id: Any = None) -> list[str]:
+    """A list of texts (or ids): any iterable of strings but a string itself or a mapping, as a new list.
+
+    Raises
+    ------
+    TypeError
+        For a single string (``"is a single string; pass a list of texts"``), a mapping or a non-iterable, or
+        an item that is not a ``str`` (naming its index).
+    """
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{where(query_id)}{field} is a single string; pass a list of texts, e.g. [{values!r:.60}]")
+    if isinstance(values, Mapping) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{where(query_id)}{field} must be a list of texts, got {type(values).__name__}")
+    texts = list(values)
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(f"{where(query_id)}{field}[{i}] must be a str, got {type(text).__name__}: {text!r:.60}")
+    return texts
 
 
 # ---------------------------------------------------------------------------------------------- pydantic types

@@ -178,7 +178,7 @@ def test_malformed_rows_are_errors_and_the_rest_is_scored(tmp_path: Path):
     assert "line 2: invalid JSON" in messages[1]
     assert "line 3: expected an object" in messages[2]
     assert "row has no query" in messages[3] and "line 4" in messages[3]
-    assert "expected_ids must be a list of strings" in messages[4]
+    assert "expected_ids is a single string; pass a list of texts, e.g. ['rome']" in messages[4]
     assert "no expectation" in messages[5]
 
 
