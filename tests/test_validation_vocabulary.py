@@ -259,3 +259,27 @@ def test_a_timeout_is_a_positive_finite_number_of_seconds(bad, kind):
 
     assert_same_error({"CohereReranker": lambda: CohereReranker(api_key="unused", timeout=bad)}, kind,
                       f"timeout must be a positive finite number of seconds, got {bad!r}")
+
+
+@pytest.mark.parametrize("bad, tail", [
+    ("rome", "expected_ids is a single string; pass a list of texts, e.g. ['rome']"),
+    ({"rome": 1}, "expected_ids must be a list of texts, got dict"),
+    (["rome", 7], "expected_ids[1] must be a str, got int: 7"),
+])
+def test_a_list_of_texts_has_one_check_for_data_set_rows_given_as_objects_or_as_a_jsonl_file(tmp_path, bad, tail):
+    pytest.importorskip("llama_index.core")
+    from llama_index.core.evaluation import RetrieverEvaluator
+    from llama_index.core.retrievers import BaseRetriever
+    from llama_index.core.schema import NodeWithScore, TextNode
+
+    class OneNode(BaseRetriever):
+        def _retrieve(self, query_bundle):
+            return [NodeWithScore(node=TextNode(id_="rome", text="Rome"), score=1.0)]
+
+    evaluator = RetrieverEvaluator(metrics=[li.HitRate()], retriever=OneNode())
+    row = {"query": "capital of italy", "expected_ids": bad}
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    for given, where in (([row], ""), (path, " (rows.jsonl line 1)")):
+        run = li.evaluate_dataset(evaluator, given, show_progress=False)
+        assert [e.message for e in run.errors] == [f"TypeError: {tail}{where}"]

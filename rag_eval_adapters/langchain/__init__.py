@@ -64,8 +64,6 @@ from .documents import (
 )
 from .embeddings import LangChainEmbedder
 from .evaluators import (
-    DOCUMENT_KEYS,
-    FEEDBACK_CONFIG,
     AveragePrecisionEvaluator,
     F1Evaluator,
     HitRateEvaluator,
@@ -77,12 +75,7 @@ from .evaluators import (
     RetrievalMetricsEvaluator,
     RPrecisionEvaluator,
 )
-from .rerank import (
-    DOCUMENT_KEYS,
-    FEEDBACK_CONFIG,
-    CohereRerankRelevancyEvaluator,
-    RerankRelevancyEvaluator,
-)
+from .rerank import CohereRerankRelevancyEvaluator, RerankRelevancyEvaluator
 
 __all__ = [
     "DOCUMENT_KEYS",
