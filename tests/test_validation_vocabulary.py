@@ -283,3 +283,18 @@ def test_a_list_of_texts_has_one_check_for_data_set_rows_given_as_objects_or_as_
     for given, where in (([row], ""), (path, " (rows.jsonl line 1)")):
         run = li.evaluate_dataset(evaluator, given, show_progress=False)
         assert [e.message for e in run.errors] == [f"TypeError: {tail}{where}"]
+
+
+@pytest.mark.parametrize("bad, kind", [(True, TypeError), (None, TypeError), (0, ValueError), (2.0, TypeError)])
+def test_a_retrievers_top_k_and_a_data_set_runs_workers_are_counts(bad, kind):
+    pytest.importorskip("llama_index.core")
+    from llama_index.core.evaluation import RetrieverEvaluator
+
+    nodes = li.nodes_from_records([{"id": "d1", "text": "alpha"}])
+    retriever = li.ScoringRetriever(nodes, lambda q: [1.0])
+    assert_same_error({"ScoringRetriever": lambda: li.ScoringRetriever(nodes, lambda q: [1.0], top_k=bad)},
+                      kind, f"top_k must be a positive integer, got {bad!r}")
+    evaluator = RetrieverEvaluator(metrics=[li.HitRate()], retriever=retriever)
+    rows = [{"query": "alpha", "expected_ids": ["d1"]}]
+    assert_same_error({"evaluate_dataset": lambda: li.evaluate_dataset(evaluator, rows, workers=bad)},
+                      kind, f"workers must be a positive integer, got {bad!r}")
