@@ -232,10 +232,13 @@ def test_max_concurrency_is_the_same_count_for_the_cohere_reranker_and_the_async
 
     from rag_eval_adapters.rerank import CohereReranker, LexicalScorer, arerank_relevancy_batch
 
+    from rag_eval_adapters.modelcalls import CallLimiter
+
     assert_same_error({
         "CohereReranker": lambda: CohereReranker(api_key="unused", max_concurrency=bad),
         "arerank_relevancy_batch": lambda: asyncio.run(
             arerank_relevancy_batch({"q": ("a b", ["a", "b"])}, LexicalScorer(), max_concurrency=bad)),
+        "CallLimiter": lambda: CallLimiter(max_concurrency=bad),
     }, kind, f"max_concurrency must be a positive integer, got {bad!r}")
 
 
@@ -256,9 +259,12 @@ def test_shards_and_batch_sizes_are_counts_with_one_message(bad, kind):
                                        (NAN, ValueError), (True, TypeError), ("5", TypeError)])
 def test_a_timeout_is_a_positive_finite_number_of_seconds(bad, kind):
     from rag_eval_adapters.rerank import CohereReranker
+    from rag_eval_adapters.testsets import OpenAICompatibleLLM
 
-    assert_same_error({"CohereReranker": lambda: CohereReranker(api_key="unused", timeout=bad)}, kind,
-                      f"timeout must be a positive finite number of seconds, got {bad!r}")
+    assert_same_error({
+        "CohereReranker": lambda: CohereReranker(api_key="unused", timeout=bad),
+        "OpenAICompatibleLLM": lambda: OpenAICompatibleLLM("gpt-4o-mini", api_key="unused", timeout=bad),
+    }, kind, f"timeout must be a positive finite number of seconds, got {bad!r}")
 
 
 @pytest.mark.parametrize("bad, tail", [
