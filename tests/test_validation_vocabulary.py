@@ -230,9 +230,8 @@ def test_good_resampling_options_are_accepted_as_numpy_integers_and_give_the_sam
 def test_max_concurrency_is_the_same_count_for_the_cohere_reranker_and_the_async_batch(bad, kind):
     import asyncio
 
-    from rag_eval_adapters.rerank import CohereReranker, LexicalScorer, arerank_relevancy_batch
-
     from rag_eval_adapters.modelcalls import CallLimiter
+    from rag_eval_adapters.rerank import CohereReranker, LexicalScorer, arerank_relevancy_batch
 
     assert_same_error({
         "CohereReranker": lambda: CohereReranker(api_key="unused", max_concurrency=bad),
