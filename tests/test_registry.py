@@ -314,6 +314,21 @@ def test_no_name_or_alias_in_the_registry_resolves_to_two_metrics():
             parse_metric(name)
 
 
+def test_a_metric_declaring_a_name_another_metric_has_is_refused():
+    from rag_eval_adapters.answers import TokenF1
+
+    before = {family: list(table) for family, table in (("retrieval", METRICS), ("answer", ANSWER_METRICS))}
+    with pytest.raises(TypeError, match=r"TokenF1Again: the name 'f1' is already the retrieval metric "
+                                        r"rag_eval_adapters.measures.F1's; a name means one metric"):
+        class TokenF1Again(TokenF1):
+            name = "token_f1_again"
+            aliases = ("f1",)
+    with pytest.raises(TypeError, match=r"the name 'em' is already the answer metric .*ExactMatch's"):
+        class Em(measures.MRR):
+            name = "em"
+    assert {"retrieval": list(METRICS), "answer": list(ANSWER_METRICS)} == before
+
+
 def test_an_answer_metric_checks_its_options_as_a_retrieval_metric_does():
     from rag_eval_adapters.answers import RougeL, TokenF1
 
