@@ -32,6 +32,7 @@ from ..answers import (
     TokenF1,
     parse_answer_metric,
 )
+from .documents import _query_id
 
 __all__ = [
     "ANSWER_KEYS",
@@ -127,13 +128,6 @@ def find_reference_answers(source: Any, reference_key: str | None = None, *, que
         f"{_where(query_id)}no reference answer in the example outputs (keys {sorted(map(str, outputs))}); store it "
         "under 'reference' or 'answer', or pass reference_key='<your key>'"
     )
-
-
-def _query_id(run: Any, example: Any) -> Any:
-    for value in (getattr(example, "id", None), getattr(run, "reference_example_id", None)):
-        if value is not None:
-            return str(value)
-    return None
 
 
 class AnswerMetricEvaluator(RunEvaluator):

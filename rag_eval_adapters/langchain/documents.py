@@ -25,6 +25,14 @@ def _where(query_id: Any) -> str:
     return "" if query_id is None else f"query {query_id!r}: "
 
 
+def _query_id(run: Any, example: Any) -> str | None:
+    """The query id of a LangSmith evaluation: the example's id, else the run's ``reference_example_id``."""
+    for value in (getattr(example, "id", None), getattr(run, "reference_example_id", None)):
+        if value is not None:
+            return str(value)
+    return None
+
+
 def _is_run(source: Any) -> bool:
     return not isinstance(source, (Mapping, str, bytes)) and hasattr(source, "outputs")
 

@@ -13,7 +13,7 @@ from .. import measures
 from ..matching import TextMatcher, score_texts
 from ..measures import Metric, parse_metric
 from ..validation import check_level
-from .documents import _comment, find_expected_texts, find_reference, retrieved_ids, retrieved_texts
+from .documents import _comment, _query_id, find_expected_texts, find_reference, retrieved_ids, retrieved_texts
 
 DOCUMENT_KEYS: tuple[str, ...] = ("documents", "output", "context", "source_documents")
 """Output keys searched, in order, for the retrieved documents when no ``documents_key`` is given."""
@@ -31,13 +31,6 @@ def _bounded(metric: Metric) -> Metric:
             f"use its normalised form (e.g. 'ndcg' instead of 'dcg')"
         )
     return metric
-
-
-def _query_id(run: Any, example: Any) -> Any:
-    for value in (getattr(example, "id", None), getattr(run, "reference_example_id", None)):
-        if value is not None:
-            return str(value)
-    return None
 
 
 class _RetrievalEvaluator(RunEvaluator):
