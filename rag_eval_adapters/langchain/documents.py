@@ -33,6 +33,17 @@ def _query_id(run: Any, example: Any) -> str | None:
     return None
 
 
+def _check_keys(keys: dict[str, Any], *, blank: bool = True) -> None:
+    """Check an evaluator's key options (``{"documents_key": value, ...}``): each ``None`` or a string.
+
+    With ``blank=False`` a string must not be empty. Raises ``TypeError`` naming the option.
+    """
+    for name, value in keys.items():
+        if value is not None and (not isinstance(value, str) or (not blank and not value)):
+            kind = "a string" if blank else "a non-empty string"
+            raise TypeError(f"{name} must be {kind}, got {value!r}")
+
+
 def _is_run(source: Any) -> bool:
     return not isinstance(source, (Mapping, str, bytes)) and hasattr(source, "outputs")
 

@@ -13,7 +13,15 @@ from .. import measures
 from ..matching import TextMatcher, score_texts
 from ..measures import Metric, parse_metric
 from ..validation import check_level
-from .documents import _comment, _query_id, find_expected_texts, find_reference, retrieved_ids, retrieved_texts
+from .documents import (
+    _check_keys,
+    _comment,
+    _query_id,
+    find_expected_texts,
+    find_reference,
+    retrieved_ids,
+    retrieved_texts,
+)
 
 DOCUMENT_KEYS: tuple[str, ...] = ("documents", "output", "context", "source_documents")
 """Output keys searched, in order, for the retrieved documents when no ``documents_key`` is given."""
@@ -47,10 +55,8 @@ class _RetrievalEvaluator(RunEvaluator):
         text_key: str = "expected_texts",
         matcher: TextMatcher | None = None,
     ) -> None:
-        for name, value in (("reference_key", reference_key), ("documents_key", documents_key), ("id_key", id_key),
-                            ("text_key", text_key)):
-            if value is not None and not isinstance(value, str):
-                raise TypeError(f"{name} must be a string, got {value!r}")
+        _check_keys({"reference_key": reference_key, "documents_key": documents_key, "id_key": id_key,
+                     "text_key": text_key})
         if id_fn is not None and not callable(id_fn):
             raise TypeError(f"id_fn must be a callable taking a document and returning its id, got {id_fn!r}")
         check_level(relevance_level)

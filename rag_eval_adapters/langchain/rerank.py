@@ -23,8 +23,7 @@ from ..rerank import (
     relevancy_repr_args,
     rerank_relevancy_result,
 )
-from .documents import _PREVIEW, _short, _where, document_text, find_documents
-from .evaluators import _query_id
+from .documents import _PREVIEW, _check_keys, _query_id, _short, _where, document_text, find_documents
 
 DOCUMENT_KEYS: tuple[str, ...] = ("documents", "output", "context", "source_documents")
 """Output keys searched, in order, for the retrieved documents when no ``documents_key`` is given."""
@@ -81,9 +80,7 @@ class RerankRelevancyEvaluator(RunEvaluator):
         key: str | None = None,
     ) -> None:
         check_relevancy_options(scorer, agg, normalize)
-        for name, value in (("query_key", query_key), ("documents_key", documents_key), ("key", key)):
-            if value is not None and (not isinstance(value, str) or not value):
-                raise TypeError(f"{name} must be a non-empty string, got {value!r}")
+        _check_keys({"query_key": query_key, "documents_key": documents_key, "key": key}, blank=False)
         self.scorer = scorer
         self.agg = agg
         self.normalize = normalize
