@@ -32,7 +32,7 @@ from ..answers import (
     TokenF1,
     parse_answer_metric,
 )
-from .documents import _query_id
+from .documents import FEEDBACK_CONFIG, _query_id
 
 __all__ = [
     "ANSWER_KEYS",
@@ -48,7 +48,6 @@ __all__ = [
 
 ANSWER_KEYS = ("answer", "output", "response", "result", "text", "content", "messages")
 REFERENCE_KEYS = ("reference", "references", "answer", "expected_answer", "ground_truth", "output")
-FEEDBACK_CONFIG: dict[str, Any] = {"type": "continuous", "min": 0.0, "max": 1.0}
 
 
 def _where(query_id: Any) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from langsmith.evaluation import EvaluationResult, EvaluationResults, RunEvaluator
@@ -13,7 +13,10 @@ from .. import measures
 from ..matching import TextMatcher, score_texts
 from ..measures import Metric, parse_metric
 from ..validation import check_level
+from .documents import DOCUMENT_KEYS as DOCUMENT_KEYS  # defined with the document lookup; kept importable here
 from .documents import (
+    FEEDBACK_CONFIG,
+    IdFn,
     _check_keys,
     _comment,
     _query_id,
@@ -22,14 +25,6 @@ from .documents import (
     retrieved_ids,
     retrieved_texts,
 )
-
-DOCUMENT_KEYS: tuple[str, ...] = ("documents", "output", "context", "source_documents")
-"""Output keys searched, in order, for the retrieved documents when no ``documents_key`` is given."""
-
-FEEDBACK_CONFIG: dict[str, Any] = {"type": "continuous", "min": 0.0, "max": 1.0}
-"""The LangSmith feedback configuration of every score: continuous in [0, 1]."""
-
-IdFn = Callable[[Any], Any]
 
 
 def _bounded(metric: Metric) -> Metric:
