@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langsmith.evaluation import EvaluationResult, RunEvaluator
@@ -18,19 +18,14 @@ from ..rerank import (
     RerankUsage,
     arerank_relevancy_result,
     check_relevancy_options,
+    cohere_repr_args,
     relevancy_key,
+    relevancy_repr_args,
     rerank_relevancy_result,
 )
-from .documents import _PREVIEW, _short, _where, document_text, find_documents
-from .evaluators import _query_id
-
-DOCUMENT_KEYS: tuple[str, ...] = ("documents", "output", "context", "source_documents")
-"""Output keys searched, in order, for the retrieved documents when no ``documents_key`` is given."""
-
-FEEDBACK_CONFIG: dict[str, Any] = {"type": "continuous", "min": 0.0, "max": 1.0}
-"""The LangSmith feedback configuration of every score: continuous in [0, 1]."""
-
-IdFn = Callable[[Any], Any]
+from .documents import _PREVIEW, FEEDBACK_CONFIG, _check_keys, _query_id, _short, _where, document_text, find_documents
+from .documents import DOCUMENT_KEYS as DOCUMENT_KEYS  # defined with the document lookup; kept importable here
+from .documents import IdFn as IdFn
 
 
 def _relevancy_comment(result: RelevancyResult) -> str:
@@ -79,9 +74,7 @@ class RerankRelevancyEvaluator(RunEvaluator):
         key: str | None = None,
     ) -> None:
         check_relevancy_options(scorer, agg, normalize)
-        for name, value in (("query_key", query_key), ("documents_key", documents_key), ("key", key)):
-            if value is not None and (not isinstance(value, str) or not value):
-                raise TypeError(f"{name} must be a non-empty string, got {value!r}")
+        _check_keys({"query_key": query_key, "documents_key": documents_key, "key": key}, blank=False)
         self.scorer = scorer
         self.agg = agg
         self.normalize = normalize
@@ -98,11 +91,7 @@ class RerankRelevancyEvaluator(RunEvaluator):
         return [f"scorer={self.scorer!r}"]
 
     def __repr__(self) -> str:
-        args = self._repr_args()
-        if self.agg != "max":
-            args.append(f"agg={self.agg!r}")
-        if self.normalize is not None:
-            args.append(f"normalize={self.normalize!r}")
+        args = relevancy_repr_args(self._repr_args(), self.agg, self.normalize)
         if self.query_key != "query":
             args.append(f"query_key={self.query_key!r}")
         if self.documents_key is not None:
@@ -247,7 +236,4 @@ class CohereRerankRelevancyEvaluator(RerankRelevancyEvaluator):
         return self.scorer.usage  # type: ignore[attr-defined]
 
     def _repr_args(self) -> list[str]:
-        args = [f"model={self.scorer.model!r}"]  # type: ignore[attr-defined]
-        if self.scorer.base_url:  # type: ignore[attr-defined]
-            args.append(f"base_url={self.scorer.base_url!r}")  # type: ignore[attr-defined]
-        return args
+        return cohere_repr_args(self.scorer)  # type: ignore[arg-type]

@@ -6,7 +6,8 @@ and returns an ``EvaluationResult`` with ``score`` in [0, 1] and ``passing = sco
     from llama_index.core.evaluation import BatchEvalRunner
     from rag_eval_adapters.llamaindex import ExactMatchEvaluator, TokenF1Evaluator, RougeLEvaluator
 
-    runner = BatchEvalRunner({"em": ExactMatchEvaluator(), "f1": TokenF1Evaluator(), "rouge_l": RougeLEvaluator()})
+    runner = BatchEvalRunner({"exact_match": ExactMatchEvaluator(), "token_f1": TokenF1Evaluator(),
+                              "rouge_l": RougeLEvaluator()})
     results = runner.evaluate_response_strs(queries=qs, response_strs=answers, reference=references)
 
 :class:`AnswerSimilarityEvaluator` sits beside LlamaIndex's ``SemanticSimilarityEvaluator``: given the same
@@ -17,7 +18,6 @@ and returns an ``EvaluationResult`` with ``score`` in [0, 1] and ``passing = sco
 from __future__ import annotations
 
 import asyncio
-import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,6 +35,7 @@ from ..answers import (
     TokenF1,
     parse_answer_metric,
 )
+from ..validation import check_fraction
 from .embeddings import LlamaIndexEmbedder
 
 __all__ = [
@@ -52,7 +53,8 @@ class AnswerMetricEvaluator(BaseEvaluator):
     Parameters
     ----------
     metric : str or AnswerMetric
-        ``"em"``, ``"f1"``, ``"rouge_l"``, ``"rouge_l_stem"``, ``"semantic_similarity"``...
+        ``"exact_match"`` (``"em"``), ``"token_f1"``, ``"rouge_l"``, ``"rouge_l_stem"``, ``"semantic_similarity"``...
+        (``"f1"`` is retrieval F1: a ``ValueError`` listing the answer metrics).
     threshold : float
         ``passing`` is ``score >= threshold``.
     embedder : Embedder or BaseEmbedding, optional
@@ -67,9 +69,7 @@ class AnswerMetricEvaluator(BaseEvaluator):
         embedder: Embedder | BaseEmbedding | None = None,
     ) -> None:
         self.metric = parse_answer_metric(metric)
-        if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not 0 <= threshold <= 1:
-            raise ValueError(f"threshold must be a number in [0, 1], got {threshold!r}")
-        self.threshold = float(threshold)
+        self.threshold = check_fraction(threshold, "threshold", inclusive=True)
         if isinstance(embedder, BaseEmbedding):
             embedder = LlamaIndexEmbedder(embedder)
         if self.metric.needs_embedder and embedder is None:
