@@ -88,7 +88,7 @@ def synthetic_page(n_questions: int, n_configs: int, seed: int = 0) -> dict:
             rows_r.append(ranking)
             values = [min(1.0, max(0.0, skill + rng.gauss(0, 0.2))) for _ in query_metrics]
             rows_q.append([round(v, 6) for v in values])
-            answer = {"text": sentence(rng, rng.randint(8, 24)), "scores": {"f1": round(rng.random(), 6),
+            answer = {"text": sentence(rng, rng.randint(8, 24)), "scores": {"token_f1": round(rng.random(), 6),
                                                                           "semantic_similarity": round(0.75 + rng.random() / 4, 6)}}
             if qi % 4 == 0:
                 chunk = ranking[0][0]
@@ -100,7 +100,7 @@ def synthetic_page(n_questions: int, n_configs: int, seed: int = 0) -> dict:
         retrieved.append(rows_r)
         answers.append(rows_a)
         mean = {f"{f}@{k}": round(min(1.0, skill * (0.6 + 0.02 * k)), 6) for f in FAMILIES for k in KS}
-        mean.update(f1=round(skill / 2, 6), semantic_similarity=round(0.8 + skill / 10, 6))
+        mean.update(token_f1=round(skill / 2, 6), semantic_similarity=round(0.8 + skill / 10, 6))
         configs.append({"name": name, "info": {"chunking": name.split("/")[0], "retriever": name.split("/")[1]},
                         "mean": mean, "by_type": {t: {m: round(min(1.0, v * (0.9 + 0.1 * j)), 6)
                                                       for m, v in mean.items()} for j, t in enumerate(TYPES)}})
@@ -116,7 +116,7 @@ def synthetic_page(n_questions: int, n_configs: int, seed: int = 0) -> dict:
     return {"title": f"synthetic bench report: {n_questions} questions x {n_configs} configurations",
             "summary": ["synthetic data for benchmarks/bench_html.py"],
             "verdict": [f"On all questions, {names[0]} wins (synthetic)."], "headline": "ndcg@10",
-            "families": FAMILIES, "ks": KS, "extra_metrics": ["f1", "semantic_similarity"],
+            "families": FAMILIES, "ks": KS, "extra_metrics": ["token_f1", "semantic_similarity"],
             "query_types": {t: sum(q["type"] == t for q in questions) for t in TYPES}, "configurations": configs,
             "tests": tests, "questions": questions, "query_metrics": query_metrics, "per_query": per_query,
             "chunks": {"ids": [chunk_ids[i] for i in used], "texts": [chunk_texts[i] for i in used]},

@@ -63,16 +63,16 @@ def test_answers_page_shows_each_answer_with_its_scores_and_claims(tmp_path):
         {"query_id": "q2", "query": "what is the capital of Italy", "prediction": "Milan", "reference": "Rome",
          "query_type": "fact", "topic": "capital"}])
     out = tmp_path / "answers.html"
-    code, _, stderr = run_cli("answers", "--predictions", records, "-m", "em,f1", "-o", out)
+    code, _, stderr = run_cli("answers", "--predictions", records, "-m", "exact_match,token_f1", "-o", out)
     assert code == 0, stderr
     data = embedded(out.read_text(encoding="utf-8"))
     assert data["query_types"] == {"fact": 2}
-    assert data["configurations"][0]["by_type"]["fact"] == {"em": 0.5, "f1": 0.5}
+    assert data["configurations"][0]["by_type"]["fact"] == {"exact_match": 0.5, "token_f1": 0.5}
     assert [(q["id"], q["text"], q["reference"]) for q in data["questions"]] == [
         ("q1", "where is the Eiffel Tower", "Paris"), ("q2", "what is the capital of Italy", "Rome")]
-    assert data["answers"][0][0] == {"text": "Paris.", "scores": {"em": 1.0, "f1": 1.0}, "claims": [claim]}
-    assert data["answers"][0][1]["scores"] == {"em": 0.0, "f1": 0.0}
-    code, stdout, stderr = run_cli("answers", "--predictions", records, "-m", "em", "--group-by", "topic",
+    assert data["answers"][0][0] == {"text": "Paris.", "scores": {"exact_match": 1.0, "token_f1": 1.0}, "claims": [claim]}
+    assert data["answers"][0][1]["scores"] == {"exact_match": 0.0, "token_f1": 0.0}
+    code, stdout, stderr = run_cli("answers", "--predictions", records, "-m", "exact_match", "--group-by", "topic",
                                    "--format", "html")
     assert code == 0, stderr
     data = embedded(stdout)

@@ -195,12 +195,12 @@ def test_report_page_of_answer_records_shows_answers_scores_and_claims():
                 "reference": "Vesuvius", "query_type": "literal", "claims": [claim]},
                {"query_id": 2, "question": "what makes dough rise", "prediction": "heat",
                 "references": ["yeast", "Yeast."], "query_type": "paraphrase"}]
-    report = evaluate_answers(records, ["em", "f1"], progress=False)
+    report = evaluate_answers(records, ["exact_match", "token_f1"], progress=False)
     page = report_page({"answers": report}, title="answers", records=records)
     check_page(page)
     assert [(q["id"], q["text"], q["type"], q["reference"]) for q in page["questions"]] == [
         ("q1", "which volcano buried Pompeii", "literal", "Vesuvius"),
         ("2", "what makes dough rise", "paraphrase", "yeast | Yeast.")]
     first, second = page["answers"][0]
-    assert first == {"text": "Vesuvius", "scores": {"em": 1.0, "f1": 1.0}, "claims": [claim]}
-    assert second == {"text": "heat", "scores": {"em": 0.0, "f1": 0.0}}
+    assert first == {"text": "Vesuvius", "scores": {"exact_match": 1.0, "token_f1": 1.0}, "claims": [claim]}
+    assert second == {"text": "heat", "scores": {"exact_match": 0.0, "token_f1": 0.0}}
