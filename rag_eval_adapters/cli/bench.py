@@ -130,5 +130,6 @@ def cmd_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     except OSError as exc:
         raise CLIError(f"{getattr(exc, 'filename', '') or ''} {exc.strerror or exc}".strip()) from None
     print_summary(result, stdout)
-    print(f"rag-eval: report written to {Path(args.output).resolve()}", file=stderr)
+    print(f"rag-eval: report written to {Path(args.output).resolve()}; read it in "
+          f"{Path(args.output).resolve() / 'report.html'}", file=stderr)
     return 0
