@@ -181,6 +181,7 @@ def test_report_page_of_runs_holds_means_per_query_values_rankings_and_tests():
     assert [(ids[e[0]], e[2]) for e in page["retrieved"][1][2]] == [("d9", 1), ("d4", 0)]
     assert [(t["a"], t["b"], t["metric"], t["p"]) for t in page["tests"]] == [
         (t.run_a, t.run_b, t.metric, t.p_value) for t in comparison.tests]
+    assert all("p_adjusted" not in t for t in page["tests"])  # these tests carry no corrected p
     only_map = report_page({"A": evaluate(QRELS, RUN_A, ["map", "ndcg@5"])}, title="t")
     assert only_map["families"] == [] and only_map["metrics"] == ["map", "ndcg@5"]
 
@@ -204,3 +205,11 @@ def test_report_page_of_answer_records_shows_answers_scores_and_claims():
     first, second = page["answers"][0]
     assert first == {"text": "Vesuvius", "scores": {"exact_match": 1.0, "token_f1": 1.0}, "claims": [claim]}
     assert second == {"text": "heat", "scores": {"exact_match": 0.0, "token_f1": 0.0}}
+
+
+def test_adjusted_p_is_read_from_any_of_its_names():
+    from rag_eval_adapters.reports.html_pages import adjusted_p
+
+    assert adjusted_p({"p_adjusted": 0.2}) == adjusted_p({"adjusted_p_value": 0.2}) == 0.2
+    assert adjusted_p(type("T", (), {"p_value_adjusted": 0.04})()) == 0.04
+    assert adjusted_p({"p_value": 0.01}) is None

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..reports.html_pages import claims_of
+from ..reports.html_pages import adjusted_p, claims_of
 from .report_text import intro_lines
 from .scoring import METRIC_DEFINITIONS
 
@@ -129,7 +129,7 @@ def bench_page(bench: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     comparison = data.get("comparison") or {"tests": []}
     tests = [{"metric": t["metric"], "a": t["run_a"], "b": t["run_b"], "difference": t["difference"],
               "ci_low": t["ci_low"], "ci_high": t["ci_high"], "p": t["p_value"], "n": t["n_queries"],
-              **({"p_adjusted": t["p_adjusted"]} if t.get("p_adjusted") is not None else {})}
+              **({"p_adjusted": adjusted_p(t)} if adjusted_p(t) is not None else {})}
              for t in comparison["tests"]]
     return {
         "title": "rag-eval bench report", "summary": intro_lines(data) + [data["relevance"]],

@@ -14,10 +14,21 @@ if TYPE_CHECKING:
     from ..compare import Comparison
     from ..report import Report
 
-__all__ = ["report_page", "claims_of", "CLAIM_FIELDS"]
+__all__ = ["report_page", "claims_of", "adjusted_p", "CLAIM_FIELDS"]
 
 CLAIM_FIELDS = ("text", "verdict", "quote", "chunk_id", "start", "end")
 _QUESTION_FIELDS = ("query", "question")
+_ADJUSTED_P = ("p_adjusted", "adjusted_p_value", "p_value_adjusted")
+
+
+def adjusted_p(test: Any) -> float | None:
+    """A paired test's p-value corrected for multiple tests, when it carries one (as an attribute or a key:
+    ``p_adjusted``, ``adjusted_p_value`` or ``p_value_adjusted``), else None."""
+    for name in _ADJUSTED_P:
+        value = test.get(name) if isinstance(test, Mapping) else getattr(test, name, None)
+        if isinstance(value, (int, float)):
+            return float(value)
+    return None
 
 
 def _families(keys: Sequence[str]) -> tuple[list[str], list[int]]:
@@ -145,7 +156,7 @@ def report_page(
     if comparison is not None:
         page["tests"] = [{"metric": t.metric, "a": t.run_a, "b": t.run_b, "difference": t.difference,
                           "ci_low": t.ci_low, "ci_high": t.ci_high, "p": t.p_value, "n": t.n_queries,
-                          **({"p_adjusted": t.p_adjusted} if getattr(t, "p_adjusted", None) is not None else {})}
+                          **({"p_adjusted": adjusted_p(t)} if adjusted_p(t) is not None else {})}
                          for t in comparison.tests]
     if runs is not None:
         index: dict[str, int] = {}
