@@ -230,6 +230,6 @@ def test_the_report_never_overwrites_an_input(inputs, tmp_path):
     kept = out / "my_testset.jsonl"  # a test set beside the report files is fine
     kept.write_text(testset.read_text())
     code, _, stderr = run("bench", "--documents", str(docs), "--testset", str(kept), "--chunking", "32:8",
-                          "--retriever", "bm25", "--skip-e2e", "--output", str(out))
-    assert code == 0, stderr
+                          "--retriever", "bm25", "--skip-e2e", "--output", str(out), "--force")
+    assert code == 0, stderr  # report.json is there already: replacing it takes --force
     assert kept.read_text() == testset.read_text()

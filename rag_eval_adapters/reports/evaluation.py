@@ -203,7 +203,8 @@ def evaluation_tables(
         h, r = _per_query_rows(report, sort_by, details, limit)
         out.append(_rich_table(f"Per query, worst {sort_by} first", h, r))
     elif report.errors:
-        out.append(Text(f"{len(report.errors)} queries failed; use --per-query to see them"))
+        n = len(report.errors)
+        out.append(Text(f"{n} {'query' if n == 1 else 'queries'} failed; use --per-query to see {'it' if n == 1 else 'them'}"))
     return out
 
 
