@@ -307,6 +307,13 @@ def test_evaluate_markdown_escapes_query_ids(tmp_path):
     html = _html(out)
     assert "<script>" not in html and "<b>" not in html
     assert "&lt;b&gt;x&lt;/b&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    from rag_eval_adapters.reports import render_evaluation, render_groups
+
+    report = evaluate({qid: {"d1": 1}}, {qid: {"d1": 1.0}}, ["mrr"]).with_attributes({qid: {"t": "<i>g</i>"}})
+    html = _html(render_evaluation(report, "markdown", run_name="<b>run</b>", per_query=True, sort_by="mrr"))
+    assert "<b>" not in html and "<script>" not in html and "&lt;b&gt;run&lt;/b&gt;" in html
+    html = _html(render_groups(report.by("t", n_bootstrap=10), "markdown"))
+    assert "<i>" not in html and "&lt;i&gt;g&lt;/i&gt;" in html
 
 
 # ------------------------------------------------------------------------- 20: readable charts

@@ -271,7 +271,9 @@ def render_evaluation(
         header, rows = _mean_rows(report.mean)
         parts = []
         if run_name:
-            parts.append(f"## {run_name}\n")
+            from .markup import escape_markdown
+
+            parts.append(f"## {escape_markdown(run_name)}\n")
         parts += ["### Mean over queries\n", _markdown_table(header, rows), "", _counts_line(report.counts), ""]
         if per_query:
             h, r = _per_query_rows(report, sort_by, details, limit)
