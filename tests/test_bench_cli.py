@@ -24,14 +24,8 @@ pytest.importorskip("llama_index.core")
 
 
 @pytest.fixture()
-def inputs(tmp_path):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for d in documents():
-        (docs / d["doc_id"]).write_text(d["text"], encoding="utf-8")
-    testset = tmp_path / "testset.jsonl"
-    testset.write_text("".join(json.dumps(r) + "\n" for r in case_records()), encoding="utf-8")
-    return docs, testset
+def inputs(bench_inputs):
+    return bench_inputs
 
 
 def run(*argv):
