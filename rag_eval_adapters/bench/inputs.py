@@ -20,7 +20,8 @@ from typing import Any
 from ..jsonl import read_jsonl_objects
 from ..testsets import QUESTION_TYPES, EvidenceSpan, TestCase, read_testset
 
-__all__ = ["Document", "Span", "Case", "load_documents", "load_cases", "cases_from_records", "sha256_text"]
+__all__ = ["Document", "Span", "Case", "load_documents", "load_cases", "cases_from_records", "sha256_text",
+           "check_output_location"]
 
 QUERY_TYPES = QUESTION_TYPES  # the old name; the types are defined once, in testsets
 Span = EvidenceSpan  # the old name of a piece of evidence: characters [start, end) of document doc_id
@@ -72,10 +73,25 @@ def load_documents(source: PathLike | Iterable[Any]) -> list[Document]:
     return docs
 
 
+def check_output_location(documents: Any, output_dir: Any) -> None:
+    """Refuse (``ValueError``) a report folder inside (or equal to) a documents folder: a second run would
+    read the first run's ``report.md`` and ``report.txt`` as documents."""
+    if output_dir is None or not isinstance(documents, (str, Path)) or not Path(documents).is_dir():
+        return
+    folder, out = Path(documents).resolve(), Path(output_dir).resolve()
+    if out == folder or folder in out.parents:
+        raise ValueError(f"the report folder {output_dir} is inside the documents folder {documents}: a later run "
+                         "would read the reports as documents; write the report elsewhere")
+
+
 def _folder_documents(path: Path) -> list[Document]:
     docs = []
     for file in sorted(p for p in path.rglob("*") if p.suffix.lower() in (".txt", ".md") and p.is_file()):
-        text = file.read_text(encoding="utf-8")
+        try:
+            text = file.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"document {file}: not UTF-8 text ({exc.reason} at byte {exc.start}, "
+                             f"{exc.object[exc.start:exc.start + 1]!r}); save it as UTF-8") from None
         if text.strip():
             docs.append(Document(file.relative_to(path).as_posix(), text))
     return docs
