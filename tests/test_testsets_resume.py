@@ -155,3 +155,14 @@ def test_a_failing_retriever_costs_a_rank_not_the_run(openai_server):
     assert testset.summary["flagged"]["retriever_failed"] == 2
     assert all(c.retriever_rank == (["c0", "c3"].index(c.source_chunk_id) + 1 if c.source_chunk_id in ("c0", "c3")
                                     else None) for c in testset if c not in failed)
+
+
+# ------------------------------------------------------------------------------------------ item 11
+def test_negative_token_usage_from_the_server_is_counted_as_zero_with_a_warning(openai_server):
+    from rag_eval_adapters.modelcalls import Prices
+
+    openai_server.usage_override = {"prompt_tokens": -500, "completion_tokens": -70}
+    with pytest.warns(UserWarning, match="negative usage input_tokens=-500"):
+        testset = generate(openai_server, prices=Prices(1.0, 4.0))
+    s = testset.summary
+    assert (s["calls"], s["input_tokens"], s["output_tokens"], s["cost"]) == (4, 0, 0, 0.0)
