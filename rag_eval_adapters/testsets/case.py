@@ -187,11 +187,18 @@ def case_from_record(row: Any, where: str = "record", line: int | None = None) -
 
 
 def check_case(case: TestCase, where: str) -> TestCase:
-    """``case`` itself once its question type is one of :data:`QUESTION_TYPES` and it has some relevance
-    (spans, evidence texts or chunk ids); otherwise ValueError naming ``where``."""
+    """``case`` itself once its question type is one of :data:`QUESTION_TYPES`, no evidence span is shorter
+    than its (one) evidence text, and it has some relevance (spans, evidence texts or chunk ids); otherwise
+    ValueError naming ``where``."""
     if case.query_type not in QUESTION_TYPES:
         raise ValueError(f"{where}: field 'query_type' must be one of {', '.join(QUESTION_TYPES)}, "
                          f"got {case.query_type!r}")
+    if case.evidence and not case.expected_texts:
+        shortest = len(" ".join(case.evidence.split()))
+        for i, span in enumerate(case.evidence_spans):
+            if span.end - span.start < shortest:
+                raise ValueError(f"{where}: field 'evidence_spans[{i}]' covers {span.end - span.start} characters, "
+                                 f"fewer than its evidence ({shortest}): the span is truncated")
     if not (case.evidence_spans or case.texts or case.relevant_chunk_ids):
         raise ValueError(f"{where}: query {case.query_id!r} has no relevance: give 'evidence_spans', 'evidence' "
                          "(or 'expected_texts') or 'relevant_chunk_ids'")
