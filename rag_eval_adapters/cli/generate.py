@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ._errors import CLIError, one_line
+from ._io import check_outputs
 from ._models import add_llm_options, llm_from_args
 from ._progress import progress_enabled
 
@@ -120,6 +121,7 @@ def cmd_generate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
         raise CLIError("give --output FILE for the test set (or --dry-run to estimate only)")
     if args.output and Path(args.output).resolve() == Path(args.corpus).resolve():
         raise CLIError(f"--output {args.output!r} is the corpus; choose another file")
+    check_outputs([args.corpus], output=args.output, cache=args.cache)
     chunks = load_corpus(args.corpus, args.chunk_size, args.chunk_overlap)
     llm = llm_from_args(args, require_key=not args.dry_run, temperature=args.temperature, timeout=args.timeout)
     try:
@@ -132,5 +134,21 @@ def cmd_generate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
         )
     except (ValueError, TypeError, CacheError, ModelCallError) as exc:
         raise CLIError(one_line(str(exc))) from None
-    print(json.dumps(testset.summary, indent=2, ensure_ascii=False), file=stdout)
+    summary = testset.summary
+    print(json.dumps(summary, indent=2, ensure_ascii=False), file=stdout)
+    if not args.dry_run:
+        _report_failures(summary, stderr)
     return 0
+
+
+def _report_failures(summary: dict[str, Any], stderr: TextIO) -> None:
+    """Say on stderr how many model calls failed; no case generated at all is an error (exit 2)."""
+    failed = summary.get("failed_calls", 0)
+    counts = ", ".join(f"{reason}: {n}" for reason, n in summary["dropped"].items())
+    if not summary["generated"]:
+        raise CLIError(f"no test case was generated (requested: {summary['requested']}, generated: 0"
+                       f"{', ' + counts if counts else ''}; failed model calls: {failed})")
+    if failed:
+        print(f"rag-eval: warning: {failed} model call(s) failed after their retries; "
+              f"{summary['dropped'].get('call_failed', 0)} of {summary['requested']} requested cases were dropped as "
+              "call_failed (re-run with the same --output to ask for them again)", file=stderr)

@@ -61,6 +61,17 @@ def _check_args(samples: Any, types: Any, per_chunk: Any, max_concurrency: Any, 
     return tuple(dict.fromkeys(types))
 
 
+def _check_cache_path(cache: Any, output: Any) -> None:
+    """Refuse a cache file that is the output or its journal (the cache would be appended to, or overwrite it)."""
+    if not isinstance(cache, (str, os.PathLike)) or output is None:
+        return
+    target = Path(output)
+    for path, what in ((target, "the output"), (journal_path(target), "the output's journal")):
+        if os.path.normcase(os.path.abspath(cache)) == os.path.normcase(os.path.abspath(path)) or (
+                Path(cache).exists() and path.exists() and os.path.samefile(cache, path)):
+            raise ValueError(f"cache {str(cache)!r} is {what}; give the cache its own file")
+
+
 def plan_tasks(chunks: list[Chunk], samples: int, types: Sequence[str], per_chunk: int, seed: int,
                min_chunk_chars: int) -> tuple[list[Task], int, int]:
     """The requests for ``samples`` cases: ``(tasks, skipped_short_chunks, shortfall)``.
@@ -368,6 +379,7 @@ def generate_testset(
     types = _check_args(samples, types, per_chunk, max_concurrency, min_chunk_chars)
     if prices is not None and not isinstance(prices, Prices):
         raise TypeError("prices must be a rag_eval_adapters.modelcalls.Prices(input_per_million, output_per_million)")
+    _check_cache_path(cache, output)
     all_chunks = as_chunks(chunks)
     chat_llm = as_chat_llm(llm)
     settings = Settings(chat_llm.name, PROMPT_VERSION, chat_llm.temperature)
