@@ -35,7 +35,7 @@ def add_parser(sub: Any) -> None:
     gp.add_argument("--chunk-size", type=int, default=512, metavar="TOKENS", help="chunk size for documents (512)")
     gp.add_argument("--chunk-overlap", type=int, default=64, metavar="TOKENS", help="chunk overlap (64)")
     gp.add_argument("--min-chunk-chars", type=int, default=80, metavar="N",
-                    help="skip chunks with fewer non-blank characters (default 80)")
+                    help="skip chunks with fewer non-blank characters, a CJK character counting as 4 (default 80)")
     gp.add_argument("--max-concurrency", type=int, default=8, metavar="N", help="requests in flight (default 8)")
     gp.add_argument("--timeout", type=float, default=120.0, metavar="S", help="seconds per request (default 120)")
     gp.add_argument("--price-input", type=float, metavar="P", help="price per million input tokens, for the cost")

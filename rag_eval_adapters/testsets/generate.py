@@ -32,6 +32,7 @@ from .build import DROP_REASONS, Corpus, Settings, Task, build_cases
 from .case import case_from_record
 from .chunks import Chunk, as_chunks, sample_chunks
 from .journal import Journal, journal_path
+from .language import is_cjk, text_length
 from .llm import ChatLLM, Completion, as_chat_llm
 from .parsing import ReplyError, is_refusal, parse_reply
 from .prompts import PROMPT_VERSION, QUESTION_TYPES, build_messages, repair_messages
@@ -76,13 +77,15 @@ def plan_tasks(chunks: list[Chunk], samples: int, types: Sequence[str], per_chun
                min_chunk_chars: int) -> tuple[list[Task], int, int]:
     """The requests for ``samples`` cases: ``(tasks, skipped_short_chunks, shortfall)``.
 
-    Eligible chunks (at least ``min_chunk_chars`` non-blank characters) are ordered by
+    Eligible chunks (at least ``min_chunk_chars`` non-blank characters, a CJK character counting as
+    :data:`~rag_eval_adapters.testsets.language.CJK_CHAR_WEIGHT`: see
+    :func:`~rag_eval_adapters.testsets.language.text_length`) are ordered by
     :func:`~rag_eval_adapters.testsets.chunks.sample_chunks`; chunk ``i`` of pass ``p`` is asked for
     ``per_chunk`` questions of type ``types[(i + p) % len(types)]``, so the types alternate and a chunk is
     reused (with another type) only when every chunk has been used. ``shortfall`` counts the requested cases
     no (chunk, type) pair was left for.
     """
-    eligible = [c for c in chunks if len("".join(c.text.split())) >= min_chunk_chars]
+    eligible = [c for c in chunks if text_length(c.text) >= min_chunk_chars]
     order = sample_chunks(eligible, seed)
     tasks: list[Task] = []
     remaining = samples
@@ -163,7 +166,7 @@ def _ask(caller: _Caller, task: Task) -> dict[str, Any]:
 
 
 def _estimate_tokens(text: str) -> int:
-    cjk = sum(1 for ch in text if "\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
+    cjk = sum(1 for ch in text if is_cjk(ch))
     return cjk + math.ceil((len(text) - cjk) / 4)
 
 
@@ -365,7 +368,9 @@ def generate_testset(
     max_retries, retry_base_delay, timeout, max_per_second :
         Retries (429, 5xx, timeouts; waiting what ``retry-after`` asks), seconds per call, start-rate limit.
     min_chunk_chars : int
-        Chunks with fewer non-blank characters are skipped (counted in ``summary["skipped_short_chunks"]``).
+        Chunks with fewer non-blank characters are skipped (counted in ``summary["skipped_short_chunks"]``); a
+        Chinese, Japanese or Korean character counts as 4 (``CJK_CHAR_WEIGHT``), so a two-sentence Chinese
+        chunk is not skipped as short.
     progress : bool, optional
         A progress bar (default: when stderr is a terminal and ``TQDM_DISABLE`` allows it; see
         :mod:`rag_eval_adapters.progress`).
