@@ -10,6 +10,8 @@ import pytest
 pytest.importorskip("openai")
 pytest.importorskip("llama_index.core")
 
+from cli_support import write_files
+
 from rag_eval_adapters.cli import main
 
 NOTES = {
@@ -22,11 +24,7 @@ NOTES = {
 
 
 def write_folder(tmp_path):
-    root = tmp_path / "corpus"
-    for name, text in NOTES.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
-    return root
+    return write_files(tmp_path / "corpus", NOTES)
 
 
 def cli(*argv, env_key=None):

@@ -3,10 +3,11 @@ reason, in the Python API, ``rag-eval generate`` and ``rag-eval bench`` (issue 2
 
 from __future__ import annotations
 
-import io
 import json
 
 import pytest
+from cli_support import run_cli as cli
+from cli_support import write_files
 
 from rag_eval_adapters.bench import load_documents, read_document_folder
 from rag_eval_adapters.textfiles import SKIP_REASONS, html_to_text, read_folder
@@ -22,10 +23,7 @@ PAGES = {
 
 
 def mixed_folder(tmp_path):
-    root = tmp_path / "docs"
-    for name, text in PAGES.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
+    root = write_files(tmp_path / "docs", PAGES)
     (root / "scan.pdf").write_bytes(b"%PDF-1.4 binary")
     (root / "slides.pptx").write_bytes(b"PK\x03\x04")
     (root / "latin1.txt").write_bytes("caf\xe9 cr\xe8me".encode("latin-1"))
@@ -77,15 +75,6 @@ def test_html_text_keeps_paragraphs_and_drops_markup():
 pytest.importorskip("openai")
 pytest.importorskip("llama_index.core")
 
-from rag_eval_adapters.cli import main  # noqa: E402
-
-
-def cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
-
-
 def test_generate_reads_rst_and_html_and_reports_what_it_skipped(openai_server, tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_KEY", openai_server.api_key)
     out = tmp_path / "t.jsonl"
@@ -112,10 +101,6 @@ def test_a_folder_with_nothing_readable_names_what_it_skipped(tmp_path):
 
 def test_bench_reports_the_documents_it_read_and_skipped(tmp_path):
     pytest.importorskip("bm25s")
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).parent))
     from bench_helpers import case_records, documents
 
     root = tmp_path / "docs"
