@@ -27,7 +27,8 @@ def add_parser(sub: Any) -> None:
                     "retrieval by query type with relevance from evidence spans, answer the first questions, "
                     "and write report.json, report.md, report.txt, charts, TREC runs and qrels.")
     p.add_argument("--documents", required=True, metavar="DIR_OR_JSONL",
-                   help="a folder of .txt/.md files or a JSONL of {doc_id, text}")
+                   help="a folder of .txt, .md, .rst, .html files (more with llama-index-readers-file) or a JSONL "
+                        "of {doc_id, text}; the files read and skipped are counted on stderr")
     p.add_argument("--testset", metavar="FILE", help="test-set JSONL (rag-eval generate, or by hand; gzip allowed, - reads standard input)")
     p.add_argument("--chunking", action="append", metavar="SIZE:OVERLAP",
                    help="a SentenceSplitter chunking in tokens (repeatable; default 256:32 and 512:64)")
@@ -139,6 +140,12 @@ def cmd_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from ..modelcalls import CacheError, ModelCallError
 
     _check_args(args)
+    if Path(args.documents).is_dir():  # files not read are never silent: say how many were read and skipped, why
+        from ..bench import read_document_folder
+
+        folder = read_document_folder(args.documents)
+        if folder.skipped:
+            print(f"rag-eval: documents: {folder.describe()}", file=stderr)
     shown = progress_enabled(stderr)
     if args.force and any((Path(args.output) / name).exists() for name in REPORT_FILES):
         print(f"rag-eval: --force: the report in {args.output} will be replaced (its cache is kept)", file=stderr)
