@@ -49,11 +49,11 @@ _LAZY: dict[str, str] = {
     "metric_names": "measures",
 }
 
-if TYPE_CHECKING:  # static analysers and IDEs see ordinary imports
-    from .columnar import evaluate_columns
-    from .evaluation import evaluate, query_details
-    from .jsonl import read_jsonl_qrels, read_jsonl_run
-    from .measures import (
+if TYPE_CHECKING:  # static analysers and IDEs see ordinary imports (public through __all__, which ruff cannot read)
+    from .columnar import evaluate_columns  # noqa: F401
+    from .evaluation import evaluate, query_details  # noqa: F401
+    from .jsonl import read_jsonl_qrels, read_jsonl_run  # noqa: F401
+    from .measures import (  # noqa: F401
         DCG,
         F1,
         MRR,
@@ -68,10 +68,10 @@ if TYPE_CHECKING:  # static analysers and IDEs see ordinary imports
         parse_metric,
         parse_metrics,
     )
-    from .readers import read_qrels, read_run
-    from .report import GroupedReport, GroupStats, Report
-    from .tables import read_table_qrels, read_table_run
-    from .trec import read_trec_qrels, read_trec_run
+    from .readers import read_qrels, read_run  # noqa: F401
+    from .report import GroupedReport, GroupStats, Report  # noqa: F401
+    from .tables import read_table_qrels, read_table_run  # noqa: F401
+    from .trec import read_trec_qrels, read_trec_run  # noqa: F401
 
 __all__ = ["__version__", *_LAZY]  # every lazily loaded name is public
 
