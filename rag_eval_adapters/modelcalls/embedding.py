@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from .chat import framework_adapter
 
-__all__ = ["Embedder", "FrameworkEmbedder", "as_embedder"]
+__all__ = ["Embedder", "FrameworkEmbedder", "PrefixedEmbedder", "as_embedder"]
 
 
 @runtime_checkable
@@ -28,6 +28,42 @@ class Embedder(Protocol):
     def embed_passages(self, texts: Sequence[str]) -> Any:
         """One vector per passage text."""
         ...
+
+
+class PrefixedEmbedder:
+    """An embedder that embeds queries and passages through one call, each text after its side's prefix
+    (``"query: "`` / ``"passage: "`` for E5 models); the base of ``OpenAIEmbedder`` and
+    ``answers.CallableEmbedder``. A subclass implements :meth:`embed_texts`.
+
+    Parameters
+    ----------
+    query_prefix, passage_prefix : str
+        Prepended to each query text and to each passage text.
+
+    Raises
+    ------
+    TypeError
+        A prefix is not a string.
+    """
+
+    def __init__(self, query_prefix: str = "", passage_prefix: str = "") -> None:
+        for field, value in (("query_prefix", query_prefix), ("passage_prefix", passage_prefix)):
+            if not isinstance(value, str):
+                raise TypeError(f"{field} must be a string, got {value!r}")
+        self.query_prefix = query_prefix
+        self.passage_prefix = passage_prefix
+
+    def embed_texts(self, texts: list[str]) -> Any:
+        """One vector per text, the texts as given (prefixes already applied)."""
+        raise NotImplementedError
+
+    def embed_queries(self, texts: Sequence[str]) -> Any:
+        """One vector per text, each sent with ``query_prefix``."""
+        return self.embed_texts([self.query_prefix + t for t in texts])
+
+    def embed_passages(self, texts: Sequence[str]) -> Any:
+        """One vector per text, each sent with ``passage_prefix``."""
+        return self.embed_texts([self.passage_prefix + t for t in texts])
 
 
 class FrameworkEmbedder:
