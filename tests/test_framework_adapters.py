@@ -7,10 +7,8 @@ from typing import Any
 import pytest
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
-from langchain_openai import ChatOpenAI
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.llms import MockLLM
-from llama_index.llms.openai import OpenAI
 
 from rag_eval_adapters.langchain import LangChainEmbedder
 from rag_eval_adapters.langchain.generator import LangChainChatLLM
@@ -19,6 +17,8 @@ from rag_eval_adapters.llamaindex.generator import LlamaIndexChatLLM
 
 
 def test_chat_models_named_by_their_framework_with_their_temperature():
+    ChatOpenAI = pytest.importorskip("langchain_openai").ChatOpenAI
+    OpenAI = pytest.importorskip("llama_index.llms.openai").OpenAI
     lc = LangChainChatLLM(ChatOpenAI(model="gpt-4o-mini", api_key="k", temperature=0.2))
     li = LlamaIndexChatLLM(OpenAI(model="gpt-4o-mini", api_key="k", temperature=0.3))
     assert (lc.name, lc.temperature, repr(lc)) == ("gpt-4o-mini", 0.2, "LangChainChatLLM(ChatOpenAI, model='gpt-4o-mini')")

@@ -3,7 +3,6 @@ check, the default name, the ``repr`` and the pieces (in order, blank chunks lef
 
 import pytest
 from langchain_core.documents import Document
-from langchain_text_splitters import RecursiveCharacterTextSplitter
 from llama_index.core.node_parser import SentenceSplitter
 from llama_index.core.schema import TextNode
 
@@ -30,8 +29,12 @@ class BlankParser:
         return [TextNode(text=" ", start_char_idx=0), TextNode(text=text, start_char_idx=0)]
 
 
+def text_splitter(**options):
+    return pytest.importorskip("langchain_text_splitters").RecursiveCharacterTextSplitter(**options)
+
+
 def test_langchain_pieces_are_the_splitter_chunks_with_their_offsets():
-    splitter = RecursiveCharacterTextSplitter(chunk_size=60, chunk_overlap=10, add_start_index=True)
+    splitter = text_splitter(chunk_size=60, chunk_overlap=10, add_start_index=True)
     pieces = text_splitter_chunking(splitter, "rc60").pieces("d1", TEXT)
     assert len(pieces) > 2
     assert all(TEXT[start : start + len(chunk)] == chunk for chunk, start in pieces)
@@ -52,7 +55,7 @@ def test_a_splitter_of_another_kind_is_a_type_error_naming_the_framework():
     with pytest.raises(TypeError, match="expected a LangChain text splitter, got SentenceSplitter"):
         TextSplitterChunking(SentenceSplitter())
     with pytest.raises(TypeError, match="expected a LlamaIndex node parser, got RecursiveCharacterTextSplitter"):
-        NodeParserChunking(RecursiveCharacterTextSplitter())
+        NodeParserChunking(text_splitter())
 
 
 def test_names_and_reprs():
