@@ -20,6 +20,7 @@ from .evaluation import QueryDetail, evaluation_tables, evaluation_to_dict, rend
 from .groups import render_groups
 from .html import render_html, write_html_report
 from .html_pages import report_page
+from .markup import escape_markdown
 from .plots import plot_metrics
 
 __all__ = [
@@ -40,4 +41,5 @@ __all__ = [
     "render_html",
     "write_html_report",
     "report_page",
+    "escape_markdown",
 ]
