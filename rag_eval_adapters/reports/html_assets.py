@@ -32,8 +32,8 @@ label { font-weight: 600; }
 select, input, button { font: inherit; }
 :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 .scroll { overflow-x: auto; }
-table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
-th, td { border-bottom: 1px solid var(--line); padding: .25rem .55rem; text-align: left; vertical-align: top; }
+table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: .9rem; }
+th, td { border-bottom: 1px solid var(--line); padding: .25rem .45rem; text-align: left; vertical-align: top; }
 td.num, th.num { text-align: right; }
 thead th { background: var(--bg-alt); position: sticky; top: 0; }
 th button { all: unset; cursor: pointer; font-weight: 700; }
