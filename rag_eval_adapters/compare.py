@@ -20,8 +20,11 @@ double precision, so the p-value is the double-precision count; bootstrap means 
 differences, so their rounding is far below the resampling noise. The t distribution is computed here
 (regularized incomplete beta), without scipy.
 
-:func:`compare_reports` runs these tests for every metric and every pair of runs, vectorized across
-metrics.  Only queries scored in every run take part (queries missing from a run already score 0
+:func:`compare_reports` runs these tests for every metric and every pair of runs. Each metric is tested on
+its own column, from a generator seeded afresh with ``seed`` (so every metric sees the same sign vectors and
+resamples), and every mean is :func:`~rag_eval_adapters.report.column_means`' correctly rounded one: a
+metric's means, p-values and interval do not depend on which other metrics were asked for. Only queries
+scored in every run take part (queries missing from a run already score 0
 in the core's reports; queries that failed with an error are left out of every run).
 """
 
@@ -37,7 +40,7 @@ import numpy as np
 
 from ._resampling import TOL as _TOL
 from ._resampling import bootstrap_interval, randomization_p_values
-from .report import Report, as_report
+from .report import Report, as_report, column_means
 
 __all__ = ["PairedComparison", "Comparison", "paired_test", "compare_reports", "compare_per_query"]
 
@@ -207,27 +210,33 @@ def _matrix_tests(
     if not (np.isfinite(a).all() and np.isfinite(b).all()):
         raise ValueError(f"per-query scores of {run_a!r} or {run_b!r} contain NaN or infinity")
     d = b - a
-    rng = np.random.default_rng(seed)
-    t_stats, t_p = _t_tests(d)
-    rand_p = randomization_p_values(d, n_permutations, rng)
-    low, high = bootstrap_interval(d, n_bootstrap, confidence, rng)
+    mean_a, mean_b, difference = column_means(a), column_means(b), column_means(d)
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy)  # one seed for every metric of this call
     out = []
     for j, metric in enumerate(metrics):
+        # Each metric alone, from a generator seeded afresh: the same sign vectors and resamples for every
+        # metric, and results that do not depend on which other metrics were asked for.
+        dj = np.ascontiguousarray(d[:, j : j + 1])
+        rng = np.random.default_rng(seed)
+        t_stats, t_p = _t_tests(dj)
+        rand_p = randomization_p_values(dj, n_permutations, rng)
+        low, high = bootstrap_interval(dj, n_bootstrap, confidence, rng)
         out.append(
             PairedComparison(
                 metric=metric,
                 run_a=run_a,
                 run_b=run_b,
                 n_queries=n,
-                mean_a=float(a[:, j].mean()),
-                mean_b=float(b[:, j].mean()),
-                difference=float(d[:, j].mean()),
-                ci_low=float(low[j]),
-                ci_high=float(high[j]),
+                mean_a=mean_a[j],
+                mean_b=mean_b[j],
+                difference=difference[j],
+                ci_low=float(low[0]),
+                ci_high=float(high[0]),
                 confidence=confidence,
-                t_statistic=t_stats[j],
-                t_test_p_value=t_p[j],
-                randomization_p_value=float(rand_p[j]),
+                t_statistic=t_stats[0],
+                t_test_p_value=t_p[0],
+                randomization_p_value=float(rand_p[0]),
                 n_permutations=n_permutations,
                 n_bootstrap=n_bootstrap,
             )
@@ -339,7 +348,7 @@ def _compare_matrices(
 ) -> Comparison:
     """Means and paired tests from one ``queries x metrics`` matrix per run, rows aligned on ``query_ids``."""
     mean = {
-        name: {m: (float(matrices[name][:, j].mean()) if query_ids else 0.0) for j, m in enumerate(metrics)}
+        name: dict(zip(metrics, column_means(matrices[name]) if query_ids else [0.0] * len(metrics), strict=True))
         for name in runs
     }
     tests: list[PairedComparison] = []

@@ -147,7 +147,7 @@ class Report:
         """Metric key -> mean over the scored queries (``{}`` when none was scored)."""
         if not self.query_ids:
             return {}
-        return dict(zip(self._keys, self.values.mean(axis=0).tolist(), strict=False))
+        return dict(zip(self._keys, column_means(self.values), strict=False))
 
     @cached_property
     def per_query(self) -> dict[Hashable, dict[str, float]]:
@@ -207,7 +207,9 @@ class Report:
             replacement, as :mod:`~rag_eval_adapters.compare` does; seeded, so the same report gives the same
             intervals). The work grows as ``n_bootstrap`` times the number of scored queries.
         seed : int or None
-            Seed of the resampling.
+            Seed of the resampling. Every group and every metric is resampled from a generator seeded afresh
+            (the same draws for every metric of a group), so a row's interval does not depend on which other
+            groups or metrics the report holds; with ``None`` one fresh seed is drawn for the whole call.
 
         Returns
         -------
@@ -227,12 +229,13 @@ class Report:
             order.setdefault(label, []).append(row)
         for label in failed:
             order.setdefault(label, [])
-        rng = np.random.default_rng(seed)
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy)  # one seed for every group and metric of this call
         groups = [
-            _stats(label, self.values[rows], self._keys, failed.get(label, 0), confidence, n_bootstrap, rng)
+            _stats(label, self.values[rows], self._keys, failed.get(label, 0), confidence, n_bootstrap, seed)
             for label, rows in order.items()
         ]
-        overall = _stats(OVERALL, self.values, self._keys, len(self.errors), confidence, n_bootstrap, rng)
+        overall = _stats(OVERALL, self.values, self._keys, len(self.errors), confidence, n_bootstrap, seed)
         name = field if isinstance(field, str) else getattr(field, "__name__", "group")
         return GroupedReport(str(name), self.keys, groups, overall, confidence, n_bootstrap)
 
@@ -303,6 +306,25 @@ def as_report(result: Any, what: str = "result") -> Report:
     )
 
 
+def column_means(values: np.ndarray) -> list[float]:
+    """The mean of each column of ``values`` (rows x columns): its correctly rounded sum (``math.fsum``) divided
+    by the number of rows.
+
+    Each column's mean depends on that column's values only: not on the other columns (numpy's ``mean(axis=0)``
+    sums a one-column and a many-column array in a different order), nor on the order of the rows. Every mean
+    of a :class:`Report`, its groups and :mod:`~rag_eval_adapters.compare` is taken here, so the same metric on
+    the same queries gives the same mean to the last digit however it was asked for.
+    """
+    n = values.shape[0]
+    means = []
+    for column in np.asarray(values, dtype=np.float64).T:
+        try:
+            means.append(math.fsum(column.tolist()) / n)
+        except OverflowError:  # a partial sum beyond the float range: sum the values divided by n instead
+            means.append(math.fsum((column / n).tolist()))
+    return means
+
+
 def _parsed(name: str) -> Any:
     from .measures import parse_metric
 
@@ -365,15 +387,21 @@ def _bootstrap_interval(values: np.ndarray, confidence: float, n_bootstrap: int,
     return low, high
 
 
-def _stats(label, values, keys, errors, confidence, n_bootstrap, rng) -> GroupStats:
+def _stats(label, values, keys, errors, confidence, n_bootstrap, seed: int) -> GroupStats:
+    """One row of a GroupedReport: each metric's mean and interval computed from its own column alone (its
+    resamples drawn from a generator seeded with ``seed``), so neither depends on the other columns or rows."""
     n = values.shape[0]
     if n == 0:
         return GroupStats(label, 0, errors, {}, {}, {})
-    mean = values.mean(axis=0)
-    low, high = _bootstrap_interval(values, confidence, n_bootstrap, rng)
+    low, high = [], []
+    for j in range(values.shape[1]):
+        column = np.ascontiguousarray(values[:, j : j + 1])
+        bounds = _bootstrap_interval(column, confidence, n_bootstrap, np.random.default_rng(seed))
+        low.append(float(bounds[0][0]))
+        high.append(float(bounds[1][0]))
     return GroupStats(
-        label, n, errors, dict(zip(keys, mean.tolist(), strict=False)), dict(zip(keys, low.tolist(), strict=False)),
-        dict(zip(keys, high.tolist(), strict=False)),
+        label, n, errors, dict(zip(keys, column_means(values), strict=True)), dict(zip(keys, low, strict=True)),
+        dict(zip(keys, high, strict=True)),
     )
 
 

@@ -101,6 +101,22 @@ def test_demo_report_numbers_equal_evaluate_on_its_files(demo_run, small_demo_da
     assert report["usage"]["embeddings"]["computed"] > 0
 
 
+def test_rag_eval_evaluate_of_one_metric_gives_report_json_to_the_last_digit(demo_run):
+    # the command docs/bench.md shows, for every configuration; and every metric asked for alone
+    _, _, _, folder = demo_run
+    report = json.loads((folder / "report.json").read_text())
+    for name, conf in report["configurations"].items():
+        qrels, run = folder / conf["files"]["qrels"], folder / conf["files"]["run"]
+        out, err = io.StringIO(), io.StringIO()
+        code = main(["evaluate", "--qrels", str(qrels), "--run", str(run), "-m", "ndcg@10", "--format", "json"],
+                    stdout=out, stderr=err)
+        assert code == 0, err.getvalue()
+        assert json.loads(out.getvalue())["mean"] == {"ndcg@10": conf["mean"]["ndcg@10"]}, name
+        qrels, run = read_trec_qrels(qrels), read_trec_run(run)
+        for metric, value in conf["mean"].items():
+            assert evaluate(qrels, run, [metric]).mean == {metric: value}, (name, metric)
+
+
 def test_a_second_demo_run_reuses_the_embeddings(demo_run, small_demo_data, tmp_path):
     _, _, _, folder = demo_run
     code, _, err = run_demo_cli(["--output-dir", tmp_path / "again", "--cache-dir", folder / ".cache",
