@@ -20,10 +20,10 @@ double precision, so the p-value is the double-precision count; bootstrap means 
 differences, so their rounding is far below the resampling noise. The t distribution is computed here
 (regularized incomplete beta), without scipy.
 
-:func:`compare_reports` runs these tests for every metric and every pair of runs. Each metric is tested on
-its own column, from a generator seeded afresh with ``seed`` (so every metric sees the same sign vectors and
-resamples), and every mean is :func:`~rag_eval_adapters.report.column_means`' correctly rounded one: a
-metric's means, p-values and interval do not depend on which other metrics were asked for. Only queries
+:func:`compare_reports` runs these tests for every metric and every pair of runs, vectorized across
+metrics; every mean is :func:`~rag_eval_adapters.report.column_means`' correctly rounded one and each t-test
+reads its metric's column alone, so a metric's means, t-test and randomization p-value do not depend on which
+other metrics were asked for (its interval may, in the last digits of the shared product). Only queries
 scored in every run take part (queries missing from a run already score 0
 in the core's reports; queries that failed with an error are left out of every run).
 """
@@ -211,17 +211,12 @@ def _matrix_tests(
         raise ValueError(f"per-query scores of {run_a!r} or {run_b!r} contain NaN or infinity")
     d = b - a
     mean_a, mean_b, difference = column_means(a), column_means(b), column_means(d)
-    if seed is None:
-        seed = int(np.random.SeedSequence().entropy)  # one seed for every metric of this call
+    rng = np.random.default_rng(seed)
+    rand_p = randomization_p_values(d, n_permutations, rng)
+    low, high = bootstrap_interval(d, n_bootstrap, confidence, rng)
     out = []
     for j, metric in enumerate(metrics):
-        # Each metric alone, from a generator seeded afresh: the same sign vectors and resamples for every
-        # metric, and results that do not depend on which other metrics were asked for.
-        dj = np.ascontiguousarray(d[:, j : j + 1])
-        rng = np.random.default_rng(seed)
-        t_stats, t_p = _t_tests(dj)
-        rand_p = randomization_p_values(dj, n_permutations, rng)
-        low, high = bootstrap_interval(dj, n_bootstrap, confidence, rng)
+        (t_statistic,), (t_p,) = _t_tests(np.ascontiguousarray(d[:, j : j + 1]))  # each metric's own column
         out.append(
             PairedComparison(
                 metric=metric,
@@ -231,12 +226,12 @@ def _matrix_tests(
                 mean_a=mean_a[j],
                 mean_b=mean_b[j],
                 difference=difference[j],
-                ci_low=float(low[0]),
-                ci_high=float(high[0]),
+                ci_low=float(low[j]),
+                ci_high=float(high[j]),
                 confidence=confidence,
-                t_statistic=t_stats[0],
-                t_test_p_value=t_p[0],
-                randomization_p_value=float(rand_p[0]),
+                t_statistic=t_statistic,
+                t_test_p_value=t_p,
+                randomization_p_value=float(rand_p[j]),
                 n_permutations=n_permutations,
                 n_bootstrap=n_bootstrap,
             )

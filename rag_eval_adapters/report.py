@@ -207,9 +207,10 @@ class Report:
             replacement, as :mod:`~rag_eval_adapters.compare` does; seeded, so the same report gives the same
             intervals). The work grows as ``n_bootstrap`` times the number of scored queries.
         seed : int or None
-            Seed of the resampling. Every group and every metric is resampled from a generator seeded afresh
-            (the same draws for every metric of a group), so a row's interval does not depend on which other
-            groups or metrics the report holds; with ``None`` one fresh seed is drawn for the whole call.
+            Seed of the resampling. Every group is resampled from a generator seeded afresh (the same draws
+            for every metric of the group, each metric's means computed from its own values), so a row's
+            interval does not depend on which other groups or metrics the report holds; with ``None`` one
+            fresh seed is drawn for the whole call.
 
         Returns
         -------
@@ -368,40 +369,40 @@ _CHUNK_CELLS = 2_000_000  # resample weights drawn per block, to bound memory on
 
 def _bootstrap_interval(values: np.ndarray, confidence: float, n_bootstrap: int, rng: np.random.Generator):
     """Percentile bootstrap interval of each column's mean (rows drawn with replacement), as in
-    :mod:`rag_eval_adapters.compare`."""
+    :mod:`rag_eval_adapters.compare`.
+
+    The resamples are shared by the columns, and each column's resample means are a product of the resample
+    counts with that column alone (in double precision), so a column's interval does not depend on the others.
+    """
     n, m = values.shape
-    means = np.empty((n_bootstrap, m))
+    columns = [np.ascontiguousarray(values[:, j]) for j in range(m)]
+    means = np.empty((m, n_bootstrap))
     chunk = max(1, _CHUNK_CELLS // n)
-    done = 0
-    while done < n_bootstrap:
+    for done in range(0, n_bootstrap, chunk):
         c = min(chunk, n_bootstrap - done)
         picks = rng.integers(0, n, size=(c, n))  # each row: n queries drawn with replacement
         flat = (picks + (np.arange(c) * n)[:, None]).ravel()
         weights = np.bincount(flat, minlength=c * n).reshape(c, n).astype(np.float64)  # times each drawn
-        means[done : done + c] = weights @ values / n
-        done += c
+        for j, column in enumerate(columns):  # einsum: one loop, no BLAS threads waiting on a busy machine
+            means[j, done : done + c] = np.einsum("cn,n->c", weights, column) / n
     alpha = (1.0 - confidence) / 2.0
     lowest, highest = values.min(axis=0), values.max(axis=0)  # rounding never leaves the observed range
-    low = np.clip(np.quantile(means, alpha, axis=0), lowest, highest)
-    high = np.clip(np.quantile(means, 1.0 - alpha, axis=0), lowest, highest)
+    low = np.clip(np.quantile(means, alpha, axis=1), lowest, highest)
+    high = np.clip(np.quantile(means, 1.0 - alpha, axis=1), lowest, highest)
     return low, high
 
 
 def _stats(label, values, keys, errors, confidence, n_bootstrap, seed: int) -> GroupStats:
-    """One row of a GroupedReport: each metric's mean and interval computed from its own column alone (its
-    resamples drawn from a generator seeded with ``seed``), so neither depends on the other columns or rows."""
+    """One row of a GroupedReport. The group's resamples come from a generator seeded afresh with ``seed``, and
+    each metric's mean and interval are computed from its own column, so a row depends neither on the other
+    groups nor on the other metrics."""
     n = values.shape[0]
     if n == 0:
         return GroupStats(label, 0, errors, {}, {}, {})
-    low, high = [], []
-    for j in range(values.shape[1]):
-        column = np.ascontiguousarray(values[:, j : j + 1])
-        bounds = _bootstrap_interval(column, confidence, n_bootstrap, np.random.default_rng(seed))
-        low.append(float(bounds[0][0]))
-        high.append(float(bounds[1][0]))
+    low, high = _bootstrap_interval(values, confidence, n_bootstrap, np.random.default_rng(seed))
     return GroupStats(
-        label, n, errors, dict(zip(keys, column_means(values), strict=True)), dict(zip(keys, low, strict=True)),
-        dict(zip(keys, high, strict=True)),
+        label, n, errors, dict(zip(keys, column_means(values), strict=True)),
+        dict(zip(keys, low.tolist(), strict=True)), dict(zip(keys, high.tolist(), strict=True)),
     )
 
 

@@ -11,6 +11,7 @@ import json
 import math
 
 import numpy as np
+import pytest
 from cli_support import run_cli
 
 from rag_eval_adapters import Report, evaluate
@@ -93,7 +94,7 @@ def test_a_groups_interval_does_not_depend_on_the_other_metrics():
                 single.mean[metric], single.ci_low[metric], single.ci_high[metric]), (metric, row.group)
 
 
-def test_a_comparisons_interval_and_p_values_do_not_depend_on_the_other_metrics():
+def test_a_comparisons_means_and_p_values_do_not_depend_on_the_other_metrics():
     qrels, run_a = _collection(4)
     rng = np.random.default_rng(5)
     run_b = {q: {d: 0.9 * s + 0.1 * float(rng.random()) for d, s in docs.items()} for q, docs in run_a.items()}
@@ -103,4 +104,8 @@ def test_a_comparisons_interval_and_p_values_do_not_depend_on_the_other_metrics(
         alone = compare_reports({"a": evaluate(qrels, run_a, [metric]), "b": evaluate(qrels, run_b, [metric])},
                                 n_permutations=2000, n_bootstrap=2000)
         assert alone.mean == {run: {metric: means[metric]} for run, means in both.mean.items()}
-        assert alone.test(metric, "a", "b") == both.test(metric, "a", "b"), metric
+        got, expected = alone.test(metric, "a", "b"), both.test(metric, "a", "b")
+        exact = ("mean_a", "mean_b", "difference", "t_statistic", "t_test_p_value", "randomization_p_value")
+        assert {f: getattr(got, f) for f in exact} == {f: getattr(expected, f) for f in exact}, metric
+        # the interval's resample means are one matrix product of all metrics (the paired tests' kernel)
+        assert (got.ci_low, got.ci_high) == pytest.approx((expected.ci_low, expected.ci_high), rel=1e-6, abs=1e-9)
