@@ -151,7 +151,8 @@ class RougeL(AnswerMetric):
     ``score_multi``. ``stem=True`` applies NLTK's Porter stemmer, as ``rouge-score`` does, to ASCII tokens
     longer than three characters (other scripts are left alone; ``nltk`` comes with the ``answers`` extra and
     is imported only when stemming is asked for). The LCS is computed bit-parallel (Hyyrö 2004), in
-    :math:`O(nm/64)`. Keys ``rouge_l``, ``rouge_l_precision``, ``rouge_l_recall``, ``rouge_l_stem...``.
+    :math:`O(nm/64)` time and memory linear in the text length (only the masks of frequent tokens are kept).
+    Keys ``rouge_l``, ``rouge_l_precision``, ``rouge_l_recall``, ``rouge_l_stem...``.
 
     References
     ----------
