@@ -199,7 +199,7 @@ class Report:
         field : str, mapping or callable
             What a query's group is: the name of a per-query attribute (``"query_type"``), a mapping
             ``{query_id: group}``, or a function of the query id. A query without the attribute is in the
-            group ``None``.
+            group ``None``. No group may be named ``"all"``: that is the overall row.
         confidence : float
             The coverage of each interval (0.95: 95%).
         n_bootstrap : int
@@ -217,6 +217,14 @@ class Report:
         GroupedReport
             One :class:`GroupStats` per group (in order of first appearance among the scored queries, then
             groups with only failed queries) and the overall row, labelled ``"all"``.
+
+        Raises
+        ------
+        ValueError
+            When a query's group is ``"all"`` (naming the query), or for a bad ``confidence`` or
+            ``n_bootstrap``.
+        TypeError
+            When a group is not hashable.
         """
         _check_interval_options(confidence, n_bootstrap)
         group_of = _hashable_groups(_grouper(field, self.attributes), field)
@@ -352,6 +360,10 @@ def _hashable_groups(group_of: Callable[[Hashable], Any], field: Grouping) -> Ca
             what = f"attribute {field!r}" if isinstance(field, str) else "group"
             raise TypeError(f"query {query_id!r}: its {what} is a {type(group).__name__} ({group!r:.60}); "
                             "a group must be a hashable value such as a string or a number")
+        if isinstance(group, str) and group == OVERALL:
+            what = f"attribute {field!r}" if isinstance(field, str) else "group"
+            raise ValueError(f"query {query_id!r}: its {what} is {OVERALL!r}, the label of the overall row; give "
+                             "that group another name (e.g. group with a mapping or a function of the query id)")
         return group
 
     return checked

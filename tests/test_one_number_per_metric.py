@@ -109,3 +109,23 @@ def test_a_comparisons_means_and_p_values_do_not_depend_on_the_other_metrics():
         assert {f: getattr(got, f) for f in exact} == {f: getattr(expected, f) for f in exact}, metric
         # the interval's resample means are one matrix product of all metrics (the paired tests' kernel)
         assert (got.ci_low, got.ci_high) == pytest.approx((expected.ci_low, expected.ci_high), rel=1e-6, abs=1e-9)
+
+
+def test_a_group_named_all_is_refused_naming_the_query():
+    # it used to collide with the overall row: grouped["all"] and grouped.mean(...)["all"] were the group's
+    report = Report.from_per_query({"q1": {"f1": 1.0}, "q2": {"f1": 0.0}},
+                                   attributes={"q1": {"kind": "all"}, "q2": {"kind": "some"}})
+    with pytest.raises(ValueError, match=r"query 'q1': its attribute 'kind' is 'all', the label of the overall row"):
+        report.by("kind")
+    with pytest.raises(ValueError, match=r"query 'q2': its group is 'all'"):
+        report.by({"q1": "x", "q2": "all"})
+    assert report.by({"q1": "x", "q2": "All"}).mean("f1") == {"x": 1.0, "All": 0.0, "all": 0.5}
+
+
+def test_rag_eval_answers_group_by_refuses_a_group_named_all(tmp_path):
+    path = tmp_path / "answers.jsonl"
+    path.write_text('{"query_id": "q1", "prediction": "a", "reference": "a", "kind": "all"}\n'
+                    '{"query_id": "q2", "prediction": "b", "reference": "c", "kind": "other"}\n')
+    code, out, err = run_cli("answers", "--predictions", path, "--group-by", "kind")
+    assert code == 2 and out == ""
+    assert "--group-by kind: query 'q1': its attribute 'kind' is 'all', the label of the overall row" in err

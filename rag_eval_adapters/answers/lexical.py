@@ -44,13 +44,21 @@ def check_prediction(prediction: object, field: str = "prediction") -> str:
 
 
 def check_references(references: object, field: str = "references") -> list[str]:
-    """One reference or several as a non-empty list of strings; ``TypeError``/``ValueError`` otherwise."""
+    """One reference or several as a non-empty list of strings; ``TypeError``/``ValueError`` otherwise.
+
+    A set of references is taken in sorted order: a set's own order changes with ``PYTHONHASHSEED``, and the
+    first of several equally good references decides the precision and recall a metric reports.
+    """
     if isinstance(references, str):
         return [references]
     if not isinstance(references, Sequence) and not isinstance(references, (set, frozenset)):
         raise TypeError(
             f"{field} must be a string or a list of strings, got {type(references).__name__}: {references!r:.80}"
         )
+    if isinstance(references, (set, frozenset)):
+        strings = [r for r in references if isinstance(r, str)]
+        others = [r for r in references if not isinstance(r, str)]
+        references = sorted(strings) + others  # a non-string is refused below, naming it
     refs = list(references)
     if not refs:
         raise ValueError(f"{field} is empty: give at least one reference answer")
