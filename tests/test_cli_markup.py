@@ -7,10 +7,9 @@ with rich's ``MarkupError`` (exit 1), and ``[bold red]x`` printed as a bold red 
 from __future__ import annotations
 
 import io
-import json
 
 import pytest
-from bench_helpers import case_records, documents
+from bench_helpers import write_bench_files
 from cli_support import run_cli, write_jsonl
 
 from rag_eval_adapters.cli import main
@@ -72,12 +71,8 @@ def test_bench_prints_configuration_names_as_written(monkeypatch, tmp_path):
 
     monkeypatch.setitem(RETRIEVERS, "[red]bm25", Component("BM25 under a bracketed name",
                                                            f"{__name__}:build_bracketed_bm25"))
-    testset = tmp_path / "t.jsonl"
-    testset.write_text("".join(json.dumps(r) + "\n" for r in case_records()), encoding="utf-8")
-    (tmp_path / "d").mkdir()
-    for d in documents():
-        (tmp_path / "d" / d["doc_id"]).write_text(d["text"], encoding="utf-8")
-    code, out, err = run_cli("bench", "--documents", tmp_path / "d", "--testset", testset, "--chunking", "32:8",
+    folder, testset = write_bench_files(tmp_path)
+    code, out, err = run_cli("bench", "--documents", folder, "--testset", testset, "--chunking", "32:8",
                              "--retriever", "[red]bm25", "--skip-e2e", "--k", "1,3", "--permutations", "20",
                              "--output", tmp_path / "r")
     assert code == 0, err
