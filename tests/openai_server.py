@@ -43,6 +43,9 @@ prompt contains a substring these actions (checked first: concurrency makes arri
   ``retry-after: 0``, or 500).
 * :func:`slow` ``(seconds)``: the default answer after a delay.
 
+``server.reject_response_format = True`` answers 400 to every request that has a ``response_format`` (a
+server without structured output).
+
 Inspection: ``server.requests`` (every :class:`RecordedRequest`: path, body, status, action),
 ``server.chat_requests`` / ``server.embedding_requests``, ``server.max_in_flight``, and
 ``server.usage_sent`` (the summed ``usage`` the server reported on 200 chat answers).
@@ -221,6 +224,7 @@ class FakeOpenAIServer(LoopbackServer):
     handler: Callable[[dict[str, Any]], str] = default_chat_content
     requests: list[RecordedRequest] = field(default_factory=list)
     max_in_flight: int = 0
+    reject_response_format: bool = False  # answer 400 to a request with response_format (servers without it)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -395,6 +399,9 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(record, 404, {"error": {"message": f"no route for POST {path}"}})
         if not isinstance(body.get("messages"), list) or not body["messages"]:
             return self._send(record, 400, {"error": {"message": "messages is required"}})
+        if fake.reject_response_format and "response_format" in body:
+            return self._send(record, 400, {"error": {"message": "response_format is not supported",
+                                                      "type": "invalid_request_error"}}, action="fail 400")
         action = fake._next_action(record.prompt)
         if action is not None and action["kind"] == "fail":
             status = action["status"]
