@@ -16,6 +16,7 @@ cache, usage and cost). See ``docs/judges.md`` for the prompts, scales, failure 
 from __future__ import annotations
 
 from .agreement import Agreement, cohen_kappa
+from .answers import JUDGED_ANSWER_METRICS, RECORD_FIELDS, is_judged_metric, judge_answers
 from .calls import STRUCTURED_MODES
 from .judge import JUDGE_METRICS, LLMJudge, self_preference_warning
 from .prompts import CLAIMS_PROMPT, PROMPT_VERSION, RELEVANCE_PROMPT, REPAIR_PROMPT, VERIFY_PROMPT
@@ -24,8 +25,10 @@ from .results import UNMEASURED_REASONS, VERDICTS, ClaimVerdict, JudgeResult
 
 __all__ = [
     "CLAIMS_PROMPT",
+    "JUDGED_ANSWER_METRICS",
     "JUDGE_METRICS",
     "PROMPT_VERSION",
+    "RECORD_FIELDS",
     "RELEVANCE_PROMPT",
     "REPAIR_PROMPT",
     "STRUCTURED_MODES",
@@ -39,5 +42,7 @@ __all__ = [
     "LLMJudge",
     "cohen_kappa",
     "fill_judgments",
+    "is_judged_metric",
+    "judge_answers",
     "self_preference_warning",
 ]
