@@ -77,6 +77,7 @@ from .evaluators import (
     RetrievalMetricsEvaluator,
     RPrecisionEvaluator,
 )
+from .judge_evaluators import JudgeEvaluator
 from .rerank import (
     DOCUMENT_KEYS,
     FEEDBACK_CONFIG,
@@ -85,6 +86,8 @@ from .rerank import (
 )
 
 __all__ = [
+    "JudgeEvaluator",
+
     "DOCUMENT_KEYS",
     "FEEDBACK_CONFIG",
     "RetrievalMetricEvaluator",

@@ -39,6 +39,12 @@ from .dataset import (
     evaluate_retriever,
 )
 from .embeddings import LlamaIndexEmbedder
+from .judge_evaluators import (
+    JudgeCorrectnessEvaluator,
+    JudgeEvaluator,
+    JudgeFaithfulnessEvaluator,
+    JudgeRelevancyEvaluator,
+)
 from .metrics import (
     F1,
     MRR,
@@ -53,6 +59,11 @@ from .rerank import CohereRerankRelevancyMetric, RerankRelevancyMetric
 from .retrievers import ScoringRetriever, nodes_from_records
 
 __all__ = [
+    "JudgeCorrectnessEvaluator",
+    "JudgeEvaluator",
+    "JudgeFaithfulnessEvaluator",
+    "JudgeRelevancyEvaluator",
+
     "AnswerMetricEvaluator",
     "ExactMatchEvaluator",
     "TokenF1Evaluator",
