@@ -200,8 +200,18 @@ class StructuredCaller:
 
     def _retrying(self, messages: list[dict[str, str]], form: type[BaseModel], what: str, native: bool) -> Completion:
         done, _ = call_with_retry(lambda: self._send(messages, form, native), self.policy, what=what,
-                                  timeout=self.timeout, on_retry=lambda wait: self.meter.add(retries=1))
+                                  timeout=self._watch, on_retry=lambda wait: self.meter.add(retries=1))
         return done
+
+    @property
+    def _watch(self) -> float | None:
+        """The timeout call_with_retry enforces (in a watcher thread): none when the chat model's own client
+        already stops within it (``OpenAICompatibleLLM``'s SDK timeout)."""
+        own = getattr(self.llm, "timeout", None)
+        if self.timeout is not None and isinstance(own, (int, float)) and not isinstance(own, bool) \
+                and 0 < own <= self.timeout:
+            return None
+        return self.timeout
 
     def ask(self, messages: list[dict[str, str]], form: type[BaseModel], what: str,
             check: Callable[[Any], Any] | None = None) -> Outcome:
