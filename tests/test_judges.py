@@ -397,3 +397,14 @@ def test_an_in_memory_cache_object_and_a_fresh_server_give_the_same_numbers(judg
         warnings.simplefilter("error")
         fresh = make(other).judge_many("faithfulness", ITEMS)
     assert first == fresh
+
+
+def test_the_docs_show_every_prompt_and_the_version():
+    from pathlib import Path
+
+    from rag_eval_adapters.judges import REPAIR_PROMPT
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "judges.md").read_text("utf-8")
+    for prompt in (RELEVANCE_PROMPT, CLAIMS_PROMPT, VERIFY_PROMPT, REPAIR_PROMPT):
+        assert prompt in text
+    assert f"**`{PROMPT_VERSION}`**" in text
