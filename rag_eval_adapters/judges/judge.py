@@ -107,6 +107,13 @@ class LLMJudge:
         """Calls, cache hits, retries, failures, tokens and cost so far."""
         return self.meter.usage
 
+    def share_limiter(self, limiter: CallLimiter) -> None:
+        """Make every call of this judge go through ``limiter`` (e.g. one rate limit shared by the judges of
+        several processes); it replaces the judge's own."""
+        if not isinstance(limiter, CallLimiter):
+            raise TypeError(f"limiter must be a CallLimiter, got {type(limiter).__name__}")
+        self.limiter = self.caller.limiter = limiter
+
     def describe(self, answer_model: str | None = None) -> dict[str, Any]:
         """What every report names: ``judge_model``, ``prompt_version``, ``structured_output``, ``temperature``,
         ``seed``, and ``warnings`` (self-preference, when ``answer_model`` is the judge)."""
