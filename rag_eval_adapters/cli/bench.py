@@ -41,6 +41,14 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--generate", action="store_true",
                    help="first generate the test set (OUTPUT/testset.jsonl) with --llm-model from the first chunking")
     p.add_argument("--samples", type=int, default=30, metavar="N", help="questions to generate (with --generate)")
+    p.add_argument("--judge", action="store_true",
+                   help="also judge the answers with --judge-model: faithfulness and answer correctness, per "
+                        "configuration and query type (replies cached in the cache folder)")
+    p.add_argument("--judge-unlabelled", action="store_true",
+                   help="with --judge-model: grade (0-3) the retrieved chunks no evidence span labels, and score "
+                        "on the completed judgments (each keeps its source; judged@k shows the coverage)")
+    p.add_argument("--judge-model", metavar="M", help="the judge model (default --llm-model)")
+    p.add_argument("--judge-base-url", metavar="URL", help="the judge's OpenAI-compatible server (default --llm-base-url)")
     p.add_argument("--permutations", type=int, default=2000, metavar="N",
                    help="sign flips and bootstrap samples of the paired tests (default 2000)")
     p.add_argument("--cache-dir", metavar="DIR", help="embedding cache (default OUTPUT/.cache)")
@@ -74,6 +82,9 @@ def _check_args(args: argparse.Namespace) -> None:
         if path == out or path in written or path.parent.name in ("runs", "qrels", "charts") and path.parent.parent == out:
             raise CLIError(f"--output {args.output} would write over the input {given}; write the report elsewhere")
     check_count(args.permutations, "--permutations", maximum=MAX_RESAMPLES)
+    if (args.judge or args.judge_unlabelled) and not (args.judge_model or args.llm_model):
+        raise CLIError("--judge and --judge-unlabelled need a judge: give --judge-model (and --judge-base-url for a "
+                       "local server)")
 
 
 def _cache_file(args: argparse.Namespace, name: str) -> str:
@@ -89,6 +100,20 @@ def _llm(args: argparse.Namespace) -> Any:
     if not key and not args.llm_base_url:
         raise CLIError(f"--llm-model needs an API key in ${args.llm_api_key_env} (or --llm-base-url for a local server)")
     return OpenAICompatibleLLM(args.llm_model, base_url=args.llm_base_url, api_key=key)
+
+
+def _judge(args: argparse.Namespace) -> Any:
+    if not (args.judge or args.judge_unlabelled):
+        return None
+    from ..judges import LLMJudge
+    from ..testsets import OpenAICompatibleLLM
+
+    base_url = args.judge_base_url or args.llm_base_url
+    key = os.environ.get(args.llm_api_key_env)
+    if not key and not base_url:
+        raise CLIError(f"the judge needs an API key in ${args.llm_api_key_env} (or --judge-base-url for a local server)")
+    llm = OpenAICompatibleLLM(args.judge_model or args.llm_model, base_url=base_url, api_key=key)
+    return LLMJudge(llm, cache=_cache_file(args, "judge.sqlite"))
 
 
 def _answerer(args: argparse.Namespace) -> Any:
@@ -129,7 +154,8 @@ def cmd_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         result = run_bench(args.documents, args.testset, chunkings=args.chunking or ["256:32", "512:64"],
                            retrievers=args.retriever or ["bm25", "e5", "hybrid"], rerankers=args.rerank or [],
                            settings=settings, answerer=_answerer(args), output_dir=args.output,
-                           cache_dir=args.cache_dir, show_progress=progress_enabled(stderr))
+                           cache_dir=args.cache_dir, show_progress=progress_enabled(stderr), judge=_judge(args),
+                           judge_unlabelled=args.judge_unlabelled)
     except (ValueError, TypeError, ModelCallError, CacheError) as exc:
         raise CLIError(_one_line(str(exc))) from None
     except OSError as exc:

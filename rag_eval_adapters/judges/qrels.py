@@ -84,6 +84,7 @@ def fill_judgments(
     audit: int = 0,
     relevant_grade: int = 2,
     binary_threshold: int | None = None,
+    grade_map: Mapping[int, int] | None = None,
 ) -> FilledQrels:
     """Grade, with ``judge``, the documents retrieved within ``depth`` that have no judgment.
 
@@ -108,6 +109,9 @@ def fill_judgments(
         The lowest LLM grade that counts as relevant in the agreement (1-3; default 2, "partly answers").
     binary_threshold : int, optional
         Store LLM grades as 1 (grade >= threshold) or 0, to match binary qrels; default the grade 0-3.
+    grade_map : mapping, optional
+        ``{llm grade: stored grade}`` for each of 0-3, to match the given labels' scale (e.g. the benchmark's
+        percent-of-span grades: ``{0: 0, 1: 0, 2: 50, 3: 100}``); not with ``binary_threshold``.
 
     Returns
     -------
@@ -121,6 +125,12 @@ def fill_judgments(
     for name, value in (("relevant_grade", relevant_grade), ("binary_threshold", binary_threshold)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 3):
             raise ValueError(f"{name} must be an int from 1 to 3, got {value!r}")
+    if grade_map is not None:
+        if binary_threshold is not None:
+            raise ValueError("give binary_threshold or grade_map, not both")
+        if sorted(grade_map) != [0, 1, 2, 3] or any(isinstance(v, bool) or not isinstance(v, int)
+                                                     for v in grade_map.values()):
+            raise ValueError(f"grade_map must map each grade 0, 1, 2, 3 to an int, got {dict(grade_map)!r}")
     filled = {q: dict(docs) for q, docs in qrels.items()}
     sources = {q: {d: (source if isinstance(source, str) else source.get(q, {}).get(d, "given")) for d in docs}
                for q, docs in filled.items()}
@@ -141,7 +151,8 @@ def fill_judgments(
         if result.grade is None:
             unmeasured[(q, d)] = result.unmeasured or "invalid_output"
             continue
-        grade = result.grade if binary_threshold is None else int(result.grade >= binary_threshold)
+        grade = (grade_map[result.grade] if grade_map is not None else result.grade if binary_threshold is None
+                 else int(result.grade >= binary_threshold))
         filled.setdefault(q, {})[d] = grade
         sources.setdefault(q, {})[d] = LLM_SOURCE
     both = [(qrels[q][d], results[(q, d)].grade) for q, d in audited if results[(q, d)].grade is not None]
