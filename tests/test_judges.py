@@ -233,7 +233,8 @@ class PlainLLM:
 def test_a_chat_llm_without_keywords_gets_the_schema_in_the_prompt(judge_server):
     judge = LLMJudge(PlainLLM(llm(judge_server)))
     assert judge.relevance("capital of France", "Paris is the capital of France.").grade == 3
-    assert judge.describe()["structured_output"] == "prompt"
+    info = judge.describe()
+    assert (info["structured_output"], info["temperature"], info["seed"]) == ("prompt", 0.0, None)
     assert "response_format" not in judge_server.chat_requests[0].body
     assert '"grade"' in judge_server.chat_requests[0].body["messages"][0]["content"]
     with pytest.raises(ValueError, match="json_schema"):

@@ -115,11 +115,15 @@ class LLMJudge:
         self.limiter = self.caller.limiter = limiter
 
     def describe(self, answer_model: str | None = None) -> dict[str, Any]:
-        """What every report names: ``judge_model``, ``prompt_version``, ``structured_output``, ``temperature``,
-        ``seed``, and ``warnings`` (self-preference, when ``answer_model`` is the judge)."""
+        """What every report names: ``judge_model``, ``prompt_version``, ``structured_output``, ``temperature``
+        and ``seed`` as sent (a chat model that takes neither keeps its own temperature, reported here, and no
+        seed), and ``warnings`` (self-preference, when ``answer_model`` is the judge)."""
         warning = self_preference_warning(self.name, answer_model)
+        sent = "temperature" in self.caller.keywords  # else the chat model's own setting applies
+        temperature = 0.0 if sent else getattr(self.llm, "temperature", None)
         return {"judge_model": self.name, "prompt_version": PROMPT_VERSION, "structured_output": self.caller.mode,
-                "temperature": 0.0, "seed": self.caller.seed, "warnings": [warning] if warning else []}
+                "temperature": temperature, "seed": self.caller.seed if "seed" in self.caller.keywords else None,
+                "warnings": [warning] if warning else []}
 
     # ------------------------------------------------------------------ one item
     def relevance(self, query: str, passage: str) -> JudgeResult:
