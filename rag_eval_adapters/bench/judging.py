@@ -28,16 +28,12 @@ SPAN_SCALE = {0: 0, 1: 0, 2: 50, 3: 100}
 
 def judged_share(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Sequence[tuple[str, float]]],
                  k: int) -> float:
-    """judged@k: the mean over queries of the share of the top ``k`` retrieved chunks that have a judgment
-    (of any grade); a query that retrieved nothing counts 0."""
+    """judged@k: the mean over queries of the judged chunks (of any grade) among the top ``k``, divided by
+    ``k`` (as precision@k and ir_measures' Judged@k)."""
     if not run:
         return 0.0
-    shares = []
-    for qid, hits in run.items():
-        top = [d for d, _ in hits[:k]]
-        judged = qrels.get(qid, {})
-        shares.append(sum(d in judged for d in top) / len(top) if top else 0.0)
-    return sum(shares) / len(shares)
+    judged = [sum(d in qrels.get(qid, {}) for d, _ in hits[:k]) / k for qid, hits in run.items()]
+    return sum(judged) / len(judged)
 
 
 def judge_unlabelled(results: Sequence[Any], cases: Sequence[Any], chunks: Mapping[str, Sequence[Any]],

@@ -256,7 +256,8 @@ def run_bench(
     result = BenchResult(results, cases, docs, chunks, qrels, unjudged, settings, output_dir=None,
                          judgments=judgments)
     if judge is not None:
-        result.judgments["judge"] = {**judge.describe(getattr(chosen, "name", None)), "usage": judge.usage.to_dict()}
+        answer_model = getattr(getattr(chosen, "llm", None), "name", None)  # an LLM answerer's model
+        result.judgments["judge"] = {**judge.describe(answer_model), "usage": judge.usage.to_dict()}
     _finish(result, clock, origin, documents, testset, scorers, chosen, vectors)
     if output_dir is not None:
         from .report_files import write_report

@@ -61,9 +61,11 @@ def _context_relevance(judge: LLMJudge, records: Sequence[Mapping[str, Any]]) ->
             pairs.append({"query": question if isinstance(question, str) else "", "passage": text})
             owner.append(i)
     graded = judge.judge_many("relevance", pairs)
+    by_record: list[list[JudgeResult]] = [[] for _ in records]
+    for result, i in zip(graded, owner, strict=True):
+        by_record[i].append(result)
     out = []
-    for i in range(len(records)):
-        mine = [r for r, o in zip(graded, owner, strict=True) if o == i]
+    for mine in by_record:
         scores = [r.score for r in mine if r.score is not None]
         if scores:
             out.append(JudgeResult("relevance", sum(scores) / len(scores)))
