@@ -12,7 +12,7 @@ the way a careful model would, so tests can predict every score:
   anything else is not found.
 
 Every scripted fault of :mod:`openai_server` still works (``queue``/``on_prompt``: replies, refusals, 429,
-500, slow answers). :func:`judge_server` is the fixture.
+500, slow answers). The ``judge_server`` fixture (``tests/conftest.py``) starts a server answering with it.
 """
 
 from __future__ import annotations
@@ -21,12 +21,9 @@ import json
 import re
 from typing import Any
 
-import pytest
-from openai_server import FakeOpenAIServer
-
 from rag_eval_adapters.judges import CLAIMS_PROMPT, RELEVANCE_PROMPT, VERIFY_PROMPT
 
-__all__ = ["judge_content", "judge_server", "sentences", "tag"]
+__all__ = ["judge_content", "sentences", "tag"]
 
 _SENT = re.compile(r"[^.!?。！？\n]+[.!?。！？]?")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -91,9 +88,3 @@ def judge_content(body: dict[str, Any]) -> str:
         return json.dumps({"verdicts": [_verdict(int(n), c, pairs) for n, c in claims]}, ensure_ascii=False)
     return "OK"
 
-
-@pytest.fixture
-def judge_server():
-    """A started :class:`FakeOpenAIServer` answering as :func:`judge_content`."""
-    with FakeOpenAIServer(handler=judge_content) as server:
-        yield server

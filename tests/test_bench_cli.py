@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from bench_helpers import HashEmbedder, case_records, documents  # noqa: E402
+from bench_helpers import HashEmbedder, case_records, documents, write_inputs  # noqa: E402
 from openai_server import fail, openai_server  # noqa: E402,F401
 
 from rag_eval_adapters import evaluate, read_trec_qrels, read_trec_run  # noqa: E402
@@ -25,13 +25,7 @@ pytest.importorskip("llama_index.core")
 
 @pytest.fixture()
 def inputs(tmp_path):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for d in documents():
-        (docs / d["doc_id"]).write_text(d["text"], encoding="utf-8")
-    testset = tmp_path / "testset.jsonl"
-    testset.write_text("".join(json.dumps(r) + "\n" for r in case_records()), encoding="utf-8")
-    return docs, testset
+    return write_inputs(tmp_path)
 
 
 def run(*argv):

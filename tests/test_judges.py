@@ -10,7 +10,6 @@ import pytest
 
 pytest.importorskip("openai")
 
-from judge_server import judge_server  # noqa: F401
 from openai_server import FakeOpenAIServer, fail, refusal, reply, slow
 
 from rag_eval_adapters.judges import (

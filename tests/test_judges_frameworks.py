@@ -11,7 +11,6 @@ pytest.importorskip("openai")
 pytest.importorskip("llama_index.core")
 pytest.importorskip("langsmith")
 
-from judge_server import judge_server  # noqa: F401
 from openai_server import refusal
 
 from rag_eval_adapters.judges import LLMJudge

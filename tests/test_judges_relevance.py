@@ -6,7 +6,6 @@ import pytest
 
 pytest.importorskip("openai")
 
-from judge_server import judge_server  # noqa: F401
 from openai_server import refusal
 
 from rag_eval_adapters import evaluate

@@ -8,7 +8,7 @@ and strict where it matters (a grade outside 0-3, a verdict that is none of the 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -35,16 +35,23 @@ class RelevanceReply(BaseModel):
         return "" if value is None else value
 
 
-class ClaimsReply(BaseModel):
-    """``{"claims": [str, ...]}`` (claims given as ``{"claim": ...}`` objects are accepted too)."""
+class _ListReply(BaseModel):
+    """A reply holding one list under ``_list_field``; a bare JSON list is read as that list."""
 
     model_config = ConfigDict(extra="ignore")
-    claims: list[str]
+    _list_field: ClassVar[str]
 
     @model_validator(mode="before")
     @classmethod
     def _bare_list(cls, value: Any) -> Any:
-        return {"claims": value} if isinstance(value, list) else value
+        return {cls._list_field: value} if isinstance(value, list) else value
+
+
+class ClaimsReply(_ListReply):
+    """``{"claims": [str, ...]}`` (claims given as ``{"claim": ...}`` objects are accepted too)."""
+
+    _list_field: ClassVar[str] = "claims"
+    claims: list[str]
 
     @field_validator("claims", mode="before")
     @classmethod
@@ -87,16 +94,11 @@ class Verdict(BaseModel):
         return str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
 
 
-class VerdictsReply(BaseModel):
+class VerdictsReply(_ListReply):
     """``{"verdicts": [Verdict, ...]}``: one per claim (numbered, or in order)."""
 
-    model_config = ConfigDict(extra="ignore")
+    _list_field: ClassVar[str] = "verdicts"
     verdicts: list[Verdict]
-
-    @model_validator(mode="before")
-    @classmethod
-    def _bare_list(cls, value: Any) -> Any:
-        return {"verdicts": value} if isinstance(value, list) else value
 
     def for_claims(self, n: int) -> list[Verdict]:
         """The verdict of each of ``n`` claims, in claim order. Raises :class:`ReplyInvalid` unless every claim
