@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from pathlib import Path
 from typing import Any, TextIO
 
-from ._common import FORMATS, CLIError, _emit, _one_line, progress_enabled
+from ._errors import CLIError, one_line
 from ._io import check_count, check_inputs, check_outputs, output_format
+from ._output import FORMATS, emit, with_groups
+from ._progress import progress_enabled
 
 DEFAULT_JUDGE_METRICS = ("faithfulness",)
 
@@ -30,8 +31,8 @@ def add_parser(sub: Any) -> None:
                         "comma-separated; default faithfulness)")
     p.add_argument("--judge-model", required=True, metavar="M", help="the judge model, e.g. gpt-4o-mini")
     p.add_argument("--judge-base-url", metavar="URL", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp)")
-    p.add_argument("--judge-api-key-env", default="OPENAI_API_KEY", metavar="NAME",
-                   help="environment variable holding the key (default OPENAI_API_KEY)")
+    p.add_argument("--judge-api-key-env", metavar="NAME",
+                   help="environment variable holding the key (default the provider's: OPENAI_API_KEY)")
     p.add_argument("--answer-model", metavar="M", help="the model that wrote the answers (warns when it is the judge)")
     p.add_argument("--cache", metavar="FILE",
                    help="SQLite file of the judge's replies (default: FILE.judge-cache.sqlite beside the input)")
@@ -56,24 +57,15 @@ def add_parser(sub: Any) -> None:
 
 
 def _records(path: str) -> list[dict[str, Any]]:
-    records = []
+    """The answers of a JSONL file (``query_id`` defaults to the line number); errors name ``file:line``."""
+    from ..jsonl import read_jsonl_objects
+
     try:
-        with open(path, encoding="utf-8-sig") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise CLIError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
-                if not isinstance(obj, dict):
-                    raise CLIError(f"{path}:{number}: expected a JSON object, got {type(obj).__name__}")
-                obj.setdefault("query_id", str(number))
-                records.append(obj)
+        records = [{"query_id": str(number), **obj} for number, obj in read_jsonl_objects(path)]
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise CLIError(one_line(str(exc))) from None
     except OSError as exc:
         raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise CLIError(f"{path}: not UTF-8 text") from None
     if not records:
         raise CLIError(f"{path}: no answers in the file")
     return records
@@ -81,17 +73,15 @@ def _records(path: str) -> list[dict[str, Any]]:
 
 def _judge(args: argparse.Namespace, stderr: TextIO) -> Any:
     from ..judges import LLMJudge
-    from ..modelcalls import Prices
-    from ..testsets import OpenAICompatibleLLM
+    from ..modelcalls import Prices, resolve_llm
 
-    key = os.environ.get(args.judge_api_key_env, "").strip() or None
-    if key is None and not args.judge_base_url and not args.dry_run:
-        raise CLIError(f"no API key: set {args.judge_api_key_env} (or --judge-api-key-env NAME), or give "
-                       "--judge-base-url of a server that takes none")
+    try:
+        llm = resolve_llm(args.judge_model, base_url=args.judge_base_url, api_key_env=args.judge_api_key_env,
+                          require_key=not args.dry_run, timeout=args.timeout)
+    except ValueError as exc:
+        raise CLIError(f"the judge: {one_line(str(exc))}") from None
     prices = Prices(args.price_input, args.price_output) if args.price_input is not None else None
     cache = None if args.no_cache else (args.cache or f"{args.input}.judge-cache.sqlite")
-    llm = OpenAICompatibleLLM(args.judge_model, base_url=args.judge_base_url, api_key=key or "not-needed",
-                              timeout=args.timeout)
     return LLMJudge(llm, cache=cache, max_concurrency=args.max_concurrency, max_per_second=args.max_per_second,
                     max_retries=args.max_retries, timeout=args.timeout, prices=prices, seed=args.seed,
                     structured=args.structured, progress=progress_enabled(stderr))
@@ -113,7 +103,7 @@ def cmd_judge(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             return _dry_run(judge, metrics, records, args, stdout, stderr)
         report = judge_answers(records, metrics, judge, answer_model=args.answer_model)
     except (TypeError, ValueError) as exc:
-        raise CLIError(_one_line(str(exc))) from None
+        raise CLIError(one_line(str(exc))) from None
     grouped = None
     if args.group_by:
         if not any(args.group_by in a for a in report.attributes.values()):
@@ -147,7 +137,7 @@ def _dry_run(judge: Any, metrics: list[str], records: list[dict], args: argparse
                                                                   "estimated_output_tokens")}
     costs = [e["estimated_cost"] for e in estimates.values()]
     total["estimated_cost"] = sum(costs) if all(c is not None for c in costs) else None
-    _emit(json.dumps({"dry_run": True, "judge": judge.describe(args.answer_model), "by_metric": estimates,
+    emit(json.dumps({"dry_run": True, "judge": judge.describe(args.answer_model), "by_metric": estimates,
                       "total": total}, indent=2) + "\n", args.output, stdout, stderr)
     return 0
 
@@ -165,17 +155,10 @@ def _write_details(report: Any, path: str, stderr: TextIO) -> None:
 
 
 def _render(report: Any, grouped: Any, args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> None:
-    from ..reports import render_evaluation, render_groups
+    from ..reports import render_evaluation
 
     light = report.with_attributes({})
     light.info = {k: v for k, v in report.info.items() if k != "judgments"}  # the details go to --details
     text = render_evaluation(light, args.format, per_query=args.per_query, sort_by=report.keys[0],
                              run_name=Path(args.input).name if args.format == "markdown" else None)
-    if grouped is not None:
-        if args.format == "json":
-            data = json.loads(text)
-            data["groups"] = grouped.to_dict()
-            text = json.dumps(data, indent=2, default=str) + "\n"
-        else:
-            text += "\n" + render_groups(grouped, args.format)
-    _emit(text, args.output, stdout, stderr)
+    emit(with_groups(text, grouped, args.format), args.output, stdout, stderr)

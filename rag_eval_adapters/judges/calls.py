@@ -24,6 +24,8 @@ from pydantic import BaseModel
 from ..modelcalls import (
     CallCache,
     CallLimiter,
+    ChatLLM,
+    Completion,
     ModelCallError,
     RetryPolicy,
     UsageMeter,
@@ -32,7 +34,6 @@ from ..modelcalls import (
     lookup_quietly,
     store_quietly,
 )
-from ..testsets import ChatLLM, Completion
 from ..testsets.parsing import is_refusal
 from .prompts import PROMPT_VERSION, repair_messages
 from .schemas import ReplyInvalid, read_reply, response_format

@@ -10,9 +10,18 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from ..modelcalls import CallCache, CallLimiter, ModelCallError, Prices, RetryPolicy, Usage, UsageMeter, open_cache
+from ..modelcalls import (
+    CallCache,
+    CallLimiter,
+    ModelCallError,
+    Prices,
+    RetryPolicy,
+    Usage,
+    UsageMeter,
+    as_chat_llm,
+    open_cache,
+)
 from ..progress import progress_bar
-from ..testsets import as_chat_llm
 from .calls import FATAL_STATUS, NotCached, StructuredCaller, estimate_tokens
 from .claims import check_claims, extract_claims
 from .items import as_chunks, optional_text, text_field

@@ -64,8 +64,6 @@ from .documents import (
 )
 from .embeddings import LangChainEmbedder
 from .evaluators import (
-    DOCUMENT_KEYS,
-    FEEDBACK_CONFIG,
     AveragePrecisionEvaluator,
     F1Evaluator,
     HitRateEvaluator,
@@ -79,8 +77,6 @@ from .evaluators import (
 )
 from .judge_evaluators import JudgeEvaluator
 from .rerank import (
-    DOCUMENT_KEYS,
-    FEEDBACK_CONFIG,
     CohereRerankRelevancyEvaluator,
     RerankRelevancyEvaluator,
 )
