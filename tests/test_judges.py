@@ -408,3 +408,14 @@ def test_the_docs_show_every_prompt_and_the_version():
     for prompt in (RELEVANCE_PROMPT, CLAIMS_PROMPT, VERIFY_PROMPT, REPAIR_PROMPT):
         assert prompt in text
     assert f"**`{PROMPT_VERSION}`**" in text
+
+
+def test_the_judge_s_options_are_checked_with_the_package_vocabulary(judge_server):
+    with pytest.raises(ValueError, match="seed must be None or a non-negative integer, got -1"):
+        make(judge_server, seed=-1)
+    with pytest.raises(TypeError, match="max_concurrency must be a positive integer, got 2.5"):
+        make(judge_server, max_concurrency=2.5)
+    with pytest.raises(ValueError, match="timeout must be a positive finite number of seconds"):
+        make(judge_server, timeout=0)
+    with pytest.raises(ValueError, match="structured must be one of"):
+        make(judge_server, structured="xml")

@@ -99,7 +99,7 @@ def test_fill_judgments_refuses_bad_arguments(judge_server):
     j = judge(judge_server)
     with pytest.raises(ValueError, match="no text for document 'd9'"):
         fill_judgments({}, {"q1": {"d9": 1.0}}, j, queries=QUERIES, documents=DOCS)
-    with pytest.raises(ValueError, match="depth must be an int >= 1"):
+    with pytest.raises(ValueError, match="depth must be a positive integer, got 0"):
         fill_judgments(QRELS, RUN, j, depth=0, queries=QUERIES, documents=DOCS)
     with pytest.raises(TypeError, match="LLMJudge"):
         fill_judgments(QRELS, RUN, object(), queries=QUERIES, documents=DOCS)

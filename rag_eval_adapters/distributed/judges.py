@@ -9,12 +9,12 @@ re-run, or a run resumed after a failure, pays for nothing twice.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from typing import Any
 
 from ..modelcalls import CallLimiter
+from ..validation import check_count, check_positive
 
 __all__ = ["judge_answers_ray", "JudgeBatch", "RateGate", "SharedRateLimiter"]
 
@@ -142,9 +142,9 @@ def judge_answers_ray(
     if not callable(judge_factory):
         raise TypeError("judge_factory must be a function that builds an LLMJudge, e.g. "
                         "functools.partial(make_judge, model, base_url)")
-    if max_per_second is not None and (isinstance(max_per_second, bool) or not isinstance(max_per_second, (int, float))
-                                       or not math.isfinite(max_per_second) or max_per_second <= 0):
-        raise ValueError(f"max_per_second must be a positive number or None, got {max_per_second!r}")
+    if max_per_second is not None:
+        max_per_second = check_positive(max_per_second, "max_per_second", unit="calls a second")
+    concurrency, batch_size = check_count(concurrency, "concurrency"), check_count(batch_size, "batch_size")
     if not ray.is_initialized():
         ray.init()
     gate = ray.remote(RateGate).remote(float(max_per_second)) if max_per_second else None

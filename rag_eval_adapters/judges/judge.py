@@ -22,6 +22,7 @@ from ..modelcalls import (
     open_cache,
 )
 from ..progress import progress_bar
+from ..validation import check_count, check_positive, check_seed
 from .calls import FATAL_STATUS, NotCached, StructuredCaller, estimate_tokens
 from .claims import check_claims, extract_claims
 from .items import as_chunks, optional_text, text_field
@@ -87,8 +88,10 @@ class LLMJudge:
                  seed: int | None = 0, structured: str = "auto", progress: bool | None = None) -> None:
         if prices is not None and not isinstance(prices, Prices):
             raise TypeError("prices must be a rag_eval_adapters.modelcalls.Prices(input_per_million, output_per_million)")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise TypeError(f"seed must be an int or None, got {seed!r}")
+        seed = check_seed(seed)
+        max_concurrency = check_count(max_concurrency, "max_concurrency")
+        if timeout is not None:
+            timeout = check_positive(timeout, "timeout", unit="seconds")
         self.llm = as_chat_llm(llm)
         self.cache = open_cache(cache)
         self.max_concurrency = max_concurrency

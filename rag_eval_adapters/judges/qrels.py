@@ -7,6 +7,7 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..validation import check_count
 from .agreement import Agreement, agreement
 from .judge import LLMJudge
 from .results import JudgeResult
@@ -119,9 +120,7 @@ def fill_judgments(
     """
     if not isinstance(judge, LLMJudge):
         raise TypeError(f"judge must be an LLMJudge, got {type(judge).__name__}")
-    for name, value, low in (("depth", depth, 1), ("audit", audit, 0)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    depth, audit = check_count(depth, "depth"), check_count(audit, "audit", minimum=0)
     for name, value in (("relevant_grade", relevant_grade), ("binary_threshold", binary_threshold)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 3):
             raise ValueError(f"{name} must be an int from 1 to 3, got {value!r}")

@@ -77,14 +77,10 @@ from .evaluators import (
     RPrecisionEvaluator,
 )
 from .judge_evaluators import JudgeEvaluator
-from .rerank import (
-    CohereRerankRelevancyEvaluator,
-    RerankRelevancyEvaluator,
-)
+from .rerank import CohereRerankRelevancyEvaluator, RerankRelevancyEvaluator
 
 __all__ = [
     "JudgeEvaluator",
-
     "DOCUMENT_KEYS",
     "FEEDBACK_CONFIG",
     "RetrievalMetricEvaluator",

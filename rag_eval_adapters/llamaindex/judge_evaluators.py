@@ -11,7 +11,6 @@ never NaN, never an exception that stops the batch.
 from __future__ import annotations
 
 import asyncio
-import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,6 +18,7 @@ from llama_index.core.evaluation.base import BaseEvaluator, EvaluationResult
 from llama_index.core.prompts.mixin import PromptDictType
 
 from ..judges import CLAIMS_PROMPT, RELEVANCE_PROMPT, VERIFY_PROMPT, JudgeResult, LLMJudge
+from ..validation import check_fraction
 
 __all__ = ["JudgeEvaluator", "JudgeFaithfulnessEvaluator", "JudgeRelevancyEvaluator", "JudgeCorrectnessEvaluator"]
 
@@ -39,9 +39,7 @@ class JudgeEvaluator(BaseEvaluator):
     def __init__(self, judge: LLMJudge, *, threshold: float = 1.0) -> None:
         if not isinstance(judge, LLMJudge):
             raise TypeError(f"judge must be an LLMJudge, got {type(judge).__name__}")
-        if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not 0 <= threshold <= 1:
-            raise ValueError(f"threshold must be a number in [0, 1], got {threshold!r}")
-        self.judge, self.threshold = judge, float(threshold)
+        self.judge, self.threshold = judge, check_fraction(threshold, "threshold", inclusive=True)
 
     def _get_prompts(self) -> PromptDictType:
         return {}
