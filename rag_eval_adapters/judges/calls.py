@@ -9,7 +9,6 @@ reply is cached by (model, messages, prompt version, seed, temperature), so a re
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import inspect
 import math
@@ -30,9 +29,10 @@ from ..modelcalls import (
     RetryPolicy,
     UsageMeter,
     cache_key,
+    cached_completion,
     call_with_retry,
+    keep_completion,
     lookup_quietly,
-    store_quietly,
 )
 from ..testsets.parsing import is_refusal
 from .prompts import PROMPT_VERSION, repair_messages
@@ -92,15 +92,6 @@ def _read(text: str, form: type[BaseModel], check: Callable[[Any], Any] | None) 
     return reply
 
 
-def _completion(value: Any) -> Completion:
-    if not isinstance(value, dict) or not isinstance(value.get("text"), str):
-        raise ValueError("not a cached completion")
-    refusal = value.get("refusal")
-    return Completion(text=value["text"], input_tokens=int(value.get("input_tokens") or 0),
-                      output_tokens=int(value.get("output_tokens") or 0),
-                      refusal=refusal if isinstance(refusal, str) else None)
-
-
 class StructuredCaller:
     """Structured model calls through the model-call layer (see the module docstring).
 
@@ -146,7 +137,7 @@ class StructuredCaller:
         if self.cache is None:
             return None
         key = self.key(messages)
-        return lookup_quietly(self.cache, [key], _completion).get(key)
+        return lookup_quietly(self.cache, [key], cached_completion).get(key)
 
     def _send(self, messages: list[dict[str, str]], form: type[BaseModel], native: bool) -> Completion:
         extra: dict[str, Any] = {}
@@ -192,12 +183,7 @@ class StructuredCaller:
             except ModelCallError:
                 self.meter.add(failures=1)
                 raise
-        if not isinstance(done, Completion):
-            raise TypeError(f"{self.llm!r}.chat must return a Completion, got {type(done).__name__}")
-        self.meter.add(calls=1, input_tokens=done.input_tokens, output_tokens=done.output_tokens)
-        if self.cache is not None:
-            store_quietly(self.cache, {self.key(messages): dataclasses.asdict(done)})
-        return done
+        return keep_completion(done, self.llm, self.meter, self.cache, self.key(messages))
 
     def _retrying(self, messages: list[dict[str, str]], form: type[BaseModel], what: str, native: bool) -> Completion:
         done, _ = call_with_retry(lambda: self._send(messages, form, native), self.policy, what=what,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import os
@@ -20,10 +19,11 @@ from ..modelcalls import (
     RetryPolicy,
     UsageMeter,
     cache_key,
+    cached_completion,
     call_with_retry,
+    keep_completion,
     lookup_quietly,
     open_cache,
-    store_quietly,
 )
 from ..progress import progress_bar
 from ..validation import check_count
@@ -97,7 +97,7 @@ class _Caller:
         if self.cache is None:
             return None
         key = self.key(messages)
-        found = lookup_quietly(self.cache, [key], _completion_value).get(key)
+        found = lookup_quietly(self.cache, [key], cached_completion).get(key)
         return found
 
     def chat(self, messages: list[dict[str, str]], what: str) -> Completion:
@@ -116,19 +116,7 @@ class _Caller:
         except ModelCallError:
             self.meter.add(failures=1)
             raise
-        if not isinstance(done, Completion):
-            raise TypeError(f"{self.llm!r}.chat must return a Completion, got {type(done).__name__}")
-        self.meter.add(calls=1, input_tokens=done.input_tokens, output_tokens=done.output_tokens)
-        if self.cache is not None:
-            store_quietly(self.cache, {self.key(messages): dataclasses.asdict(done)})
-        return done
-
-
-def _completion_value(value: Any) -> Completion:
-    if not isinstance(value, dict) or not isinstance(value.get("text"), str):
-        raise ValueError("not a cached completion")
-    return Completion(text=value["text"], input_tokens=int(value.get("input_tokens") or 0),
-                      output_tokens=int(value.get("output_tokens") or 0), refusal=value.get("refusal"))
+        return keep_completion(done, self.llm, self.meter, self.cache, self.key(messages))
 
 
 def _ask(caller: _Caller, task: Task) -> dict[str, Any]:
