@@ -29,10 +29,9 @@ from ..modelcalls import (
     RetryPolicy,
     UsageMeter,
     cache_key,
-    cached_completion,
     call_with_retry,
     keep_completion,
-    lookup_quietly,
+    lookup_completion,
 )
 from ..testsets.parsing import is_refusal
 from .prompts import PROMPT_VERSION, repair_messages
@@ -134,10 +133,7 @@ class StructuredCaller:
 
     def cached(self, messages: list[dict[str, str]]) -> Completion | None:
         """The cached reply to ``messages``, or None."""
-        if self.cache is None:
-            return None
-        key = self.key(messages)
-        return lookup_quietly(self.cache, [key], cached_completion).get(key)
+        return lookup_completion(self.cache, self.key(messages))
 
     def _send(self, messages: list[dict[str, str]], form: type[BaseModel], native: bool) -> Completion:
         extra: dict[str, Any] = {}

@@ -14,7 +14,8 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["ChatLLM", "Completion", "as_chat_llm", "framework_adapter", "cached_completion", "keep_completion"]
+__all__ = ["ChatLLM", "Completion", "as_chat_llm", "framework_adapter", "cached_completion", "keep_completion",
+           "lookup_completion"]
 
 
 @dataclass(frozen=True)
@@ -95,3 +96,13 @@ def keep_completion(done: Any, llm: Any, meter: Any, cache: Any, key: str) -> Co
     if cache is not None:
         store_quietly(cache, {key: dataclasses.asdict(done)})
     return done
+
+
+def lookup_completion(cache: Any, key: str) -> Completion | None:
+    """The valid cached reply under ``key`` (None when there is no cache, no entry, or an entry that is no
+    reply)."""
+    from .cache import lookup_quietly
+
+    if cache is None:
+        return None
+    return lookup_quietly(cache, [key], cached_completion).get(key)

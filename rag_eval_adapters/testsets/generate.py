@@ -19,10 +19,9 @@ from ..modelcalls import (
     RetryPolicy,
     UsageMeter,
     cache_key,
-    cached_completion,
     call_with_retry,
     keep_completion,
-    lookup_quietly,
+    lookup_completion,
     open_cache,
 )
 from ..progress import progress_bar
@@ -94,11 +93,7 @@ class _Caller:
         return cache_key(self.llm.name, messages, self.params)
 
     def cached(self, messages: list[dict[str, str]]) -> Completion | None:
-        if self.cache is None:
-            return None
-        key = self.key(messages)
-        found = lookup_quietly(self.cache, [key], cached_completion).get(key)
-        return found
+        return lookup_completion(self.cache, self.key(messages))
 
     def chat(self, messages: list[dict[str, str]], what: str) -> Completion:
         hit = self.cached(messages)
