@@ -41,7 +41,7 @@ def test_judged_answers_and_unlabelled_chunks_graded_and_rescored(inputs, tmp_pa
                        output_dir=tmp_path / "r", judge=judge, judge_unlabelled=True)
     conf = result.results[0]
     answers = conf.answers
-    assert answers.keys == ["f1", "semantic_similarity", "faithfulness", "answer_correctness"]
+    assert answers.keys == ["token_f1", "semantic_similarity", "faithfulness", "answer_correctness"]
     assert answers.measured["faithfulness"] + len(answers.unmeasured.get("faithfulness", {})) == 3
     assert set(answers.mean) >= {"faithfulness"} and 0 <= answers.mean["faithfulness"] <= 1
     unlabelled = result.judgments["unlabelled"]["s32o8"]

@@ -38,16 +38,16 @@ def judge(server, **kwargs):
 
 
 def test_judged_and_lexical_metrics_in_one_report_with_groups(judge_server):
-    report = evaluate_answers(RECORDS, ["f1", "faithfulness", "answer_correctness"], judge=judge(judge_server))
-    assert report.keys == ["f1", "faithfulness", "answer_correctness"]
+    report = evaluate_answers(RECORDS, ["token_f1", "faithfulness", "answer_correctness"], judge=judge(judge_server))
+    assert report.keys == ["token_f1", "faithfulness", "answer_correctness"]
     assert report.unmeasured == {"faithfulness": {"q3": "no_claims"}, "answer_correctness": {"q3": "no_claims"}}
-    assert report.measured == {"f1": 4, "faithfulness": 3, "answer_correctness": 3}
+    assert report.measured == {"token_f1": 4, "faithfulness": 3, "answer_correctness": 3}
     assert report.mean["faithfulness"] == pytest.approx((1 + 0.5 + 1) / 3)
     assert report.mean["answer_correctness"] == pytest.approx((1 + 2 / 3 + 1) / 3)
-    assert report.per_query["q3"] == {"f1": 0.0} and not any(math.isnan(v) for v in report.mean.values())
+    assert report.per_query["q3"] == {"token_f1": 0.0} and not any(math.isnan(v) for v in report.mean.values())
     groups = report.by("query_type")
     assert groups.mean("faithfulness") == {"literal": 1.0, "scenario": 0.5, "all": pytest.approx(2.5 / 3)}
-    assert groups["scenario"].measured == {"f1": 2, "faithfulness": 1, "answer_correctness": 1}
+    assert groups["scenario"].measured == {"token_f1": 2, "faithfulness": 1, "answer_correctness": 1}
     assert report.info["judge"]["judge_model"] == "judge-model" and report.info["judge"]["prompt_version"]
     claims = report.info["judgments"]["faithfulness"]["q2"]["claims"]
     assert [c["verdict"] for c in claims] == ["supported", "not_found"] and claims[0]["quote"] == "The Louvre is in Paris"
@@ -56,7 +56,7 @@ def test_judged_and_lexical_metrics_in_one_report_with_groups(judge_server):
 
 
 def test_renderers_show_the_count_beside_each_mean_the_reasons_and_the_judge(judge_server):
-    report = evaluate_answers(RECORDS, ["em", "faithfulness"], judge=judge(judge_server), answer_model="judge-model")
+    report = evaluate_answers(RECORDS, ["exact_match", "faithfulness"], judge=judge(judge_server), answer_model="judge-model")
     table = render_evaluation(report)
     assert "3/4" in table and "4/4" in table and "unmeasured faithfulness: 1 of 4 (no_claims 1)" in table
     assert "judge: judge-model, prompt judges-v1" in table and "self-preference" in table

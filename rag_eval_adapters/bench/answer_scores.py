@@ -10,7 +10,7 @@ from typing import Any
 
 __all__ = ["ANSWER_METRICS", "score_answers"]
 
-ANSWER_METRICS = ("f1", "semantic_similarity")
+ANSWER_METRICS = ("token_f1", "semantic_similarity")
 
 
 def score_answers(records: Sequence[dict[str, Any]], embedder: Any, judge: Any = None) -> Any:
@@ -21,7 +21,7 @@ def score_answers(records: Sequence[dict[str, Any]], embedder: Any, judge: Any =
     from ..answers import SemanticSimilarity, evaluate_answers
 
     # Both sides embedded as passages: an extractive answer is a sentence the answerer has already embedded.
-    metrics: list[Any] = ["f1", SemanticSimilarity(side="passage")]
+    metrics: list[Any] = ["token_f1", SemanticSimilarity(side="passage")]
     if judge is not None:
         metrics += ["faithfulness", "answer_correctness"]
     return evaluate_answers(records, metrics, embedder, progress=False, judge=judge)

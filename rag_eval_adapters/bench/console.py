@@ -53,7 +53,7 @@ def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
     for r in result.results:
         row = [r.name] + [f"{r.report.mean[key]:.3f}" for _, key in columns] + [f"{r.judged.get(coverage, 0.0):.3f}"]
         if answers:
-            row += [f"{r.answers.mean[m]:.3f}" if r.answers is not None else "-" for m in ("f1", "semantic_similarity")]
+            row += [f"{r.answers.mean[m]:.3f}" if r.answers is not None else "-" for m in ("token_f1", "semantic_similarity")]
             row += [f"{r.answers.mean[m]:.3f} (n={r.answers.measured[m]})" if r.answers is not None
                     and m in r.answers.mean else "-" for m in judged]
         table.add_row(*row)

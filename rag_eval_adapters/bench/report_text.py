@@ -75,7 +75,7 @@ def _answers(data: dict) -> Section:
         for group, values in groups + list((a.get("by_query_type") or {}).items()):
             means, measured = (values or {}).get("mean"), (values or {}).get("measured") or {}
             if means:
-                row = [name, group, _f(means["f1"]), _f(means["semantic_similarity"])]
+                row = [name, group, _f(means["token_f1"]), _f(means["semantic_similarity"])]
                 row += [(_f(means[k]) + (f" (n={measured[k]})" if k in measured else "")) if k in means else "-"
                         for k, _ in judged]
                 rows.append(row)

@@ -137,10 +137,11 @@ def _query_id(run: Any, example: Any) -> Any:
 
 
 class AnswerMetricEvaluator(RunEvaluator):
-    """A LangSmith ``RunEvaluator`` scoring one answer metric (``em``, ``f1``, ``rouge_l``, ...).
+    """A LangSmith ``RunEvaluator`` scoring one answer metric (``exact_match``, ``token_f1``, ``rouge_l``, ...).
 
     Args:
-        metric: a name (``"em"``, ``"f1"``, ``"rouge_l_stem"``, ``"semantic_similarity"``) or an
+        metric: a name (``"exact_match"``/``"em"``, ``"token_f1"``, ``"rouge_l_stem"``, ``"semantic_similarity"``;
+            ``"f1"`` is retrieval F1, a ``ValueError`` here) or an
             :class:`~rag_eval_adapters.answers.AnswerMetric`.
         embedder: for ``semantic_similarity``: an :class:`~rag_eval_adapters.answers.Embedder` (its vectors are
             cached by content hash for the evaluator's lifetime).
@@ -205,14 +206,15 @@ class AnswerMetricEvaluator(RunEvaluator):
 
 
 class ExactMatchEvaluator(AnswerMetricEvaluator):
-    """Exact match after SQuAD-style Unicode normalisation (key ``em``)."""
+    """Exact match after SQuAD-style Unicode normalisation (key ``exact_match``)."""
 
     def __init__(self, **options: Any) -> None:
         super().__init__(ExactMatch(), **options)
 
 
 class TokenF1Evaluator(AnswerMetricEvaluator):
-    """Token F1 (or ``part="precision"``/``"recall"``) against the best reference (key ``f1``)."""
+    """Token F1 (or ``part="precision"``/``"recall"``) against the best reference (key ``token_f1``, or
+    ``token_precision``/``token_recall``)."""
 
     def __init__(self, *, part: str = "f1", **options: Any) -> None:
         super().__init__(TokenF1(part=part), **options)
