@@ -32,6 +32,7 @@ from ..answers import (
     TokenF1,
     parse_answer_metric,
 )
+from .documents import FEEDBACK_CONFIG, _query_id
 
 __all__ = [
     "ANSWER_KEYS",
@@ -47,7 +48,6 @@ __all__ = [
 
 ANSWER_KEYS = ("answer", "output", "response", "result", "text", "content", "messages")
 REFERENCE_KEYS = ("reference", "references", "answer", "expected_answer", "ground_truth", "output")
-FEEDBACK_CONFIG: dict[str, Any] = {"type": "continuous", "min": 0.0, "max": 1.0}
 
 
 def _where(query_id: Any) -> str:
@@ -127,13 +127,6 @@ def find_reference_answers(source: Any, reference_key: str | None = None, *, que
         f"{_where(query_id)}no reference answer in the example outputs (keys {sorted(map(str, outputs))}); store it "
         "under 'reference' or 'answer', or pass reference_key='<your key>'"
     )
-
-
-def _query_id(run: Any, example: Any) -> Any:
-    for value in (getattr(example, "id", None), getattr(run, "reference_example_id", None)):
-        if value is not None:
-            return str(value)
-    return None
 
 
 class AnswerMetricEvaluator(RunEvaluator):
