@@ -179,7 +179,8 @@ class StructuredCaller:
             except ModelCallError:
                 self.meter.add(failures=1)
                 raise
-        return keep_completion(done, self.llm, self.meter, self.cache, self.key(messages))
+        key = self.key(messages) if self.cache is not None else ""  # no hash to compute without a cache
+        return keep_completion(done, self.llm, self.meter, self.cache, key)
 
     def _retrying(self, messages: list[dict[str, str]], form: type[BaseModel], what: str, native: bool) -> Completion:
         done, _ = call_with_retry(lambda: self._send(messages, form, native), self.policy, what=what,
