@@ -107,3 +107,12 @@ def test_a_report_with_unmeasured_cells_checks_them():
         Report(["m"], ["a"], [[1.0]], unmeasured={"x": {"a": "refusal"}})
     with pytest.raises(ValueError, match="not scored rows"):
         Report(["m"], ["a"], [[1.0]], unmeasured={"m": {"zz": "refusal"}})
+
+
+def test_compare_refuses_reports_with_unmeasured_cells_instead_of_a_nan_test():
+    from rag_eval_adapters.compare import compare_reports
+
+    one = Report(["faithfulness"], ["a", "b", "c"], [[1.0], [0.5], [0.0]], unmeasured={"faithfulness": {"c": "refusal"}})
+    two = Report(["faithfulness"], ["a", "b", "c"], [[1.0], [1.0], [0.5]])
+    with pytest.raises(ValueError, match="run 'one': faithfulness has 1 unmeasured queries \\(refusal"):
+        compare_reports({"one": one, "two": two})
