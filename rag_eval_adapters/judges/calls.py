@@ -119,7 +119,10 @@ class StructuredCaller:
             raise ValueError(f"structured='json_schema' needs a chat model whose chat() takes response_format; "
                              f"{llm!r} does not (use structured='auto' or 'prompt')")
         self.native = structured != "prompt" and "response_format" in self.keywords
-        self.params = {"prompt_version": PROMPT_VERSION, "seed": seed, "temperature": 0.0}
+        # the cache key names what was sent: temperature 0 and the seed where the chat model takes them, else
+        # its own temperature (a framework model keeps its setting) and no seed
+        self.params = {"prompt_version": PROMPT_VERSION, "seed": seed if "seed" in self.keywords else None,
+                       "temperature": 0.0 if "temperature" in self.keywords else getattr(llm, "temperature", None)}
         self.dry = False
         self._lock = threading.Lock()
 
@@ -133,7 +136,7 @@ class StructuredCaller:
 
     def cached(self, messages: list[dict[str, str]]) -> Completion | None:
         """The cached reply to ``messages``, or None."""
-        return lookup_completion(self.cache, self.key(messages))
+        return lookup_completion(self.cache, self.key(messages)) if self.cache is not None else None
 
     def _send(self, messages: list[dict[str, str]], form: type[BaseModel], native: bool) -> Completion:
         extra: dict[str, Any] = {}

@@ -131,11 +131,9 @@ class LLMJudge:
         and ``seed`` as sent (a chat model that takes neither keeps its own temperature, reported here, and no
         seed), and ``warnings`` (self-preference, when ``answer_model`` is the judge)."""
         warning = self_preference_warning(self.name, answer_model)
-        sent = "temperature" in self.caller.keywords  # else the chat model's own setting applies
-        temperature = 0.0 if sent else getattr(self.llm, "temperature", None)
+        sent = self.caller.params  # what the calls send (and their cache keys name)
         return {"judge_model": self.name, "prompt_version": PROMPT_VERSION, "structured_output": self.caller.mode,
-                "temperature": temperature, "seed": self.caller.seed if "seed" in self.caller.keywords else None,
-                "warnings": [warning] if warning else []}
+                "temperature": sent["temperature"], "seed": sent["seed"], "warnings": [warning] if warning else []}
 
     # ------------------------------------------------------------------ one item
     def relevance(self, query: str, passage: str) -> JudgeResult:
