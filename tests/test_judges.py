@@ -205,7 +205,7 @@ def test_json_schema_response_format_seed_and_temperature_are_sent(judge_server)
 def test_a_server_without_structured_output_falls_back_to_the_prompt(judge_server):
     judge_server.reject_response_format = True
     judge = make(judge_server)
-    with pytest.warns(RuntimeWarning, match="rejected response_format"):
+    with pytest.warns(RuntimeWarning, match="refused response_format \\(HTTP 400\\)"):
         first = judge.relevance("capital of France", "Paris is the capital of France.")
     second = judge.faithfulness("Paris is the capital of France.", CONTEXT)
     assert first.grade == 3 and second.score == 1.0 and judge.describe()["structured_output"] == "prompt"
@@ -351,9 +351,38 @@ def test_llamaindex_and_langchain_models_judge_alike(judge_server):
     models = [llm(judge_server, model="gpt-4o-mini"),
               OpenAI(model="gpt-4o-mini", api_base=judge_server.base_url, api_key=judge_server.api_key, max_retries=0),
               ChatOpenAI(model="gpt-4o-mini", base_url=judge_server.base_url, api_key=judge_server.api_key, max_retries=0)]
-    results = [LLMJudge(model, retry_base_delay=0.0).judge_many("faithfulness", ITEMS) for model in models]
+    results = []
+    for model in models:
+        judge = LLMJudge(model, retry_base_delay=0.0, seed=3)
+        results.append(judge.judge_many("faithfulness", ITEMS))
+        assert judge.describe()["structured_output"] == "json_schema" and judge.describe()["seed"] == 3
     assert results[0] == results[1] == results[2]
     assert [r.score for r in results[0]] == [pytest.approx(2 / 3), 1.0]
+    for request in judge_server.chat_requests:  # temperature 0, the seed and the schema, whichever client sent it
+        body = request.body
+        assert (body["temperature"], body["seed"], body["response_format"]["type"]) == (0.0, 3, "json_schema")
+
+
+class Picky:
+    """A ChatLLM whose chat takes keywords in its signature but refuses them when given (TypeError)."""
+
+    def __init__(self, inner):
+        self.inner, self.name, self.temperature = inner, inner.name, 0.0
+
+    def chat(self, messages, **request) -> Completion:
+        if request:
+            raise TypeError(f"chat() got unexpected keyword arguments {sorted(request)}")
+        return self.inner.chat(messages)
+
+
+def test_a_chat_model_refusing_the_keywords_is_asked_again_without_them(judge_server):
+    judge = LLMJudge(Picky(llm(judge_server)), retry_base_delay=0.0)
+    with pytest.warns(RuntimeWarning, match="refused") as warned:
+        result = judge.faithfulness("Paris is the capital of France.", CONTEXT)
+    assert result.score == 1.0 and judge.usage.failures == 0 and len(warned) == 2  # schema, then seed/temperature
+    info = judge.describe()
+    assert (info["structured_output"], info["seed"]) == ("prompt", None)
+    assert all("seed" not in r.body and "response_format" not in r.body for r in judge_server.chat_requests)
 
 
 # ----------------------------------------------------------------------------------------- reports, inputs

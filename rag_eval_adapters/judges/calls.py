@@ -91,6 +91,13 @@ def _read(text: str, form: type[BaseModel], check: Callable[[Any], Any] | None) 
     return reply
 
 
+def _sent_params(llm: ChatLLM, keywords: set[str], seed: int | None) -> dict[str, Any]:
+    """What the calls send, named in every cache key: the prompt version, temperature 0 and the seed where the
+    chat model takes them, else its own temperature (a framework model keeps its setting) and no seed."""
+    return {"prompt_version": PROMPT_VERSION, "seed": seed if "seed" in keywords else None,
+            "temperature": 0.0 if "temperature" in keywords else getattr(llm, "temperature", None)}
+
+
 class StructuredCaller:
     """Structured model calls through the model-call layer (see the module docstring).
 
@@ -119,10 +126,7 @@ class StructuredCaller:
             raise ValueError(f"structured='json_schema' needs a chat model whose chat() takes response_format; "
                              f"{llm!r} does not (use structured='auto' or 'prompt')")
         self.native = structured != "prompt" and "response_format" in self.keywords
-        # the cache key names what was sent: temperature 0 and the seed where the chat model takes them, else
-        # its own temperature (a framework model keeps its setting) and no seed
-        self.params = {"prompt_version": PROMPT_VERSION, "seed": seed if "seed" in self.keywords else None,
-                       "temperature": 0.0 if "temperature" in self.keywords else getattr(llm, "temperature", None)}
+        self.params = _sent_params(llm, self.keywords, seed)
         self.dry = False
         self._lock = threading.Lock()
 
@@ -165,30 +169,41 @@ class StructuredCaller:
             return hit
         if self.dry:
             raise NotCached(messages)
-        native = self.native
-        try:
-            done = self._retrying(messages, form, what, native)
-        except ModelCallError as exc:
-            if not (native and exc.status_code in _REJECTED):
-                self.meter.add(failures=1)
-                raise
-            with self._lock:
-                if self.native:
-                    self.native = False
-                    warnings.warn(f"{self.llm!r} rejected response_format (HTTP {exc.status_code}); the judges "
-                                  "ask for JSON in the prompt only from now on", RuntimeWarning, stacklevel=2)
+        while True:
+            sent = (self.native, frozenset(self.keywords))
             try:
-                done = self._retrying(messages, form, what, False)
-            except ModelCallError:
-                self.meter.add(failures=1)
-                raise
+                done = self._retrying(messages, form, what)
+                break
+            except ModelCallError as exc:
+                refused = exc.status_code in _REJECTED or isinstance(exc.__cause__, TypeError)
+                if not (refused and self._fall_back(sent, exc)):
+                    self.meter.add(failures=1)
+                    raise
         key = self.key(messages) if self.cache is not None else ""  # no hash to compute without a cache
         return keep_completion(done, self.llm, self.meter, self.cache, key)
 
-    def _retrying(self, messages: list[dict[str, str]], form: type[BaseModel], what: str, native: bool) -> Completion:
-        done, _ = call_with_retry(lambda: self._send(messages, form, native), self.policy, what=what,
+    def _retrying(self, messages: list[dict[str, str]], form: type[BaseModel], what: str) -> Completion:
+        done, _ = call_with_retry(lambda: self._send(messages, form, self.native), self.policy, what=what,
                                   timeout=self._watch, on_retry=lambda wait: self.meter.add(retries=1))
         return done
+
+    def _fall_back(self, sent: tuple[bool, frozenset], exc: ModelCallError) -> bool:
+        """After a request was refused (HTTP 400/422, or a chat model that takes no such keyword): stop sending
+        ``response_format``, then ``seed`` and ``temperature``, for good. False when nothing is left to drop."""
+        with self._lock:
+            if (self.native, frozenset(self.keywords)) != sent:
+                return True  # another thread already fell back: ask again
+            if self.native:
+                self.native, dropped = False, "response_format"
+            elif self.keywords & {"seed", "temperature"}:
+                self.keywords, dropped = set(), "seed and temperature"
+            else:
+                return False
+            self.params = _sent_params(self.llm, self.keywords, self.seed)
+        why = f"HTTP {exc.status_code}" if exc.status_code is not None else type(exc.__cause__).__name__
+        warnings.warn(f"{self.llm!r} refused {dropped} ({why}); the judges no longer send it", RuntimeWarning,
+                      stacklevel=3)
+        return True
 
     @property
     def _watch(self) -> float | None:
