@@ -77,16 +77,3 @@ def case_records():
                         "evidence": evidence,
                         "evidence_spans": [{"doc_id": f"{topic}.txt", "start": start, "end": start + len(evidence)}]})
     return records
-
-
-def write_inputs(folder):
-    """A documents folder and a test-set JSONL in ``folder``: ``(docs, testset)`` paths."""
-    import json
-
-    docs = folder / "docs"
-    docs.mkdir()
-    for d in documents():
-        (docs / d["doc_id"]).write_text(d["text"], encoding="utf-8")
-    testset = folder / "testset.jsonl"
-    testset.write_text("".join(json.dumps(r) + "\n" for r in case_records()), encoding="utf-8")
-    return docs, testset

@@ -42,6 +42,8 @@ prompt contains a substring these actions (checked first: concurrency makes arri
 * :func:`fail` ``(status, retry_after=None, retry_after_ms=None)``: an HTTP error (e.g. 429 with
   ``retry-after: 0``, or 500).
 * :func:`slow` ``(seconds)``: the default answer after a delay.
+* ``server.usage_override = {"prompt_tokens": ..., "completion_tokens": ...}``: the ``usage`` every chat answer
+  reports instead of the word counts (a server misreporting usage).
 
 ``server.reject_response_format = True`` answers 400 to every request that has a ``response_format`` (a
 server without structured output).
@@ -224,6 +226,7 @@ class FakeOpenAIServer(LoopbackServer):
     requests: list[RecordedRequest] = field(default_factory=list)
     max_in_flight: int = 0
     reject_response_format: bool = False  # answer 400 to a request with response_format (servers without it)
+    usage_override: dict[str, int] | None = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -307,6 +310,8 @@ class FakeOpenAIServer(LoopbackServer):
         content, refused = self._content(body, action)
         prompt_tokens = sum(word_count(t) for t in _messages_text(body))
         completion_tokens = word_count(content)
+        if self.usage_override is not None:  # a server misreporting usage
+            prompt_tokens, completion_tokens = self.usage_override["prompt_tokens"], self.usage_override["completion_tokens"]
         with self._lock:
             self._counter += 1
             rid = self._counter

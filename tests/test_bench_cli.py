@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from bench_helpers import HashEmbedder, case_records, documents, write_inputs  # noqa: E402
+from bench_helpers import HashEmbedder, case_records, documents  # noqa: E402
 from openai_server import fail  # noqa: E402
 
 from rag_eval_adapters import evaluate, read_trec_qrels, read_trec_run  # noqa: E402
@@ -24,8 +24,8 @@ pytest.importorskip("llama_index.core")
 
 
 @pytest.fixture()
-def inputs(tmp_path):
-    return write_inputs(tmp_path)
+def inputs(bench_inputs):
+    return bench_inputs
 
 
 def run(*argv):
@@ -224,6 +224,6 @@ def test_the_report_never_overwrites_an_input(inputs, tmp_path):
     kept = out / "my_testset.jsonl"  # a test set beside the report files is fine
     kept.write_text(testset.read_text())
     code, _, stderr = run("bench", "--documents", str(docs), "--testset", str(kept), "--chunking", "32:8",
-                          "--retriever", "bm25", "--skip-e2e", "--output", str(out))
-    assert code == 0, stderr
+                          "--retriever", "bm25", "--skip-e2e", "--output", str(out), "--force")
+    assert code == 0, stderr  # report.json is there already: replacing it takes --force
     assert kept.read_text() == testset.read_text()

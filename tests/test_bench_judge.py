@@ -16,7 +16,7 @@ pytest.importorskip("bm25s")
 pytest.importorskip("llama_index.core")
 pytest.importorskip("openai")
 
-from bench_helpers import HashEmbedder, write_inputs  # noqa: E402
+from bench_helpers import HashEmbedder  # noqa: E402
 
 from rag_eval_adapters import evaluate, read_trec_qrels, read_trec_run  # noqa: E402
 from rag_eval_adapters.bench import BenchSettings, run_bench  # noqa: E402
@@ -26,8 +26,8 @@ from rag_eval_adapters.testsets import OpenAICompatibleLLM  # noqa: E402
 
 
 @pytest.fixture()
-def inputs(tmp_path):
-    return write_inputs(tmp_path)
+def inputs(bench_inputs):
+    return bench_inputs
 
 
 def test_judged_answers_and_unlabelled_chunks_graded_and_rescored(inputs, tmp_path, judge_server):
@@ -78,9 +78,9 @@ def test_the_cli_judges_with_a_judge_model_on_a_base_url(inputs, tmp_path, judge
     assert sent > 0 and (tmp_path / "r" / ".cache" / "judge.sqlite").exists()
     code = main(["bench", "--documents", str(docs), "--testset", str(testset), "--chunking", "32:8", "--retriever",
                  "bm25", "--e2e-limit", "2", "--judge", "--judge-model", "judge-model", "--judge-base-url",
-                 judge_server.base_url, "--permutations", "100", "--output", str(tmp_path / "r")],
+                 judge_server.base_url, "--permutations", "100", "--output", str(tmp_path / "r"), "--force"],
                 stdout=io.StringIO(), stderr=io.StringIO())
-    assert code == 0 and len(judge_server.chat_requests) == sent  # judged once, paid once
+    assert code == 0 and len(judge_server.chat_requests) == sent  # judged once, paid once (the cache is kept)
     code = main(["bench", "--documents", str(docs), "--testset", str(testset), "--judge", "--output",
                  str(tmp_path / "x")], stdout=io.StringIO(), stderr=err)
     assert code == 2 and "need a judge" in err.getvalue()

@@ -6,7 +6,7 @@ from typing import Any, TextIO
 
 from .scoring import headline_metric
 
-__all__ = ["print_summary", "summary_columns", "LEGEND"]
+__all__ = ["print_summary", "summary_columns", "LEGEND", "ANSWER_LEGEND"]
 
 
 def summary_columns(result: Any) -> list[tuple[str, str]]:
@@ -24,8 +24,10 @@ def summary_columns(result: Any) -> list[tuple[str, str]]:
 
 LEGEND = ("hit rate and MRR: binary, relevant = the chunk overlaps an evidence span (hit rate is what seed "
           "benchmarks call \"Recall@k\"); nDCG: graded, linear gain = % of the evidence span the chunk covers; "
-          "answers: token F1 and E5 cosine similarity against the reference answer; judged@k: share of the top "
-          "k that has a judgment.")
+          "judged@k: share of the top k that has a judgment.")
+"""The legend under the table; :data:`ANSWER_LEGEND` follows it when answers were scored."""
+
+ANSWER_LEGEND = " Answers: token F1 and E5 cosine similarity against the reference answer."
 
 
 def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
@@ -58,7 +60,7 @@ def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
                     and m in r.answers.mean else "-" for m in judged]
         table.add_row(*row)
     console.print(table)
-    console.print(Text(LEGEND, style="dim"))
+    console.print(Text(LEGEND + (ANSWER_LEGEND if answers else ""), style="dim"))
     console.print(Text("In plain words:", style="bold"))
     for line in result.verdict:
         console.print(Text(f"- {line}"), soft_wrap=False)

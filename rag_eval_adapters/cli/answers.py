@@ -74,7 +74,7 @@ def cmd_answers(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     check_count(args.limit, "--limit")
     inputs = [(args.predictions, "predictions")] + ([(args.references, "references")] if args.references else [])
     check_inputs(inputs)
-    check_outputs([path for path, _ in inputs], output=args.output, plot=args.plot)
+    check_outputs([path for path, _ in inputs], output=args.output, plot=args.plot, cache=args.cache)
     args.format = output_format(args.format, args.output)
     metrics = _metrics(args.metric)
     records, unmatched = _load(args)

@@ -23,6 +23,7 @@ from .evaluation import (
     worst_queries,
 )
 from .groups import render_groups
+from .markup import escape_markdown
 from .plots import plot_metrics
 
 __all__ = [
@@ -41,4 +42,5 @@ __all__ = [
     "render_comparison",
     "comparison_tables",
     "plot_metrics",
+    "escape_markdown",
 ]
