@@ -38,7 +38,7 @@ def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
 
     console = Console(file=stdout, width=width)
     table = Table(title="Retrieval by configuration (all evaluated questions)")
-    table.add_column("configuration")
+    table.add_column("configuration")  # the cells are Text: a configuration's name is never console markup
     columns = summary_columns(result)
     for label, _ in columns:
         table.add_column(label, justify="right")
@@ -58,7 +58,7 @@ def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
             row += [f"{r.answers.mean[m]:.3f}" if r.answers is not None else "-" for m in ("token_f1", "semantic_similarity")]
             row += [f"{r.answers.mean[m]:.3f} (n={r.answers.measured[m]})" if r.answers is not None
                     and m in r.answers.mean else "-" for m in judged]
-        table.add_row(*row)
+        table.add_row(*map(Text, row))
     console.print(table)
     console.print(Text(LEGEND + (ANSWER_LEGEND if answers else ""), style="dim"))
     console.print(Text("In plain words:", style="bold"))
