@@ -42,9 +42,12 @@ import numpy as np
 from ._resampling import TOL as _TOL
 from ._resampling import bootstrap_interval, column_means, randomization_p_values
 from .report import Report, as_report
-from .validation import check_count, check_fraction, check_seed
+from .validation import check_count, check_fraction, check_positive, check_seed
 
 __all__ = ["PairedComparison", "Comparison", "paired_test", "compare_reports", "compare_per_query"]
+
+EXCEEDANCES = 200  # h of Besag and Clifford's sequential p-value: a metric stops at its 200th reaching sign vector
+CI_TOLERANCE = 1e-3  # each bootstrap bound within 0.001 (the metric's scale) of its many-resample value
 
 
 
@@ -184,10 +187,28 @@ def _t_tests(d: np.ndarray) -> tuple[list[float | None], list[float]]:
     return t_stats, p_values
 
 
-def _check_options(n_permutations: Any, n_bootstrap: Any, confidence: Any, seed: Any) -> tuple[int, int, float, int | None]:
-    """The options every paired test takes, checked by the validation vocabulary (as Python ints and a float)."""
-    return (check_count(n_permutations, "n_permutations"), check_count(n_bootstrap, "n_bootstrap"),
-            check_fraction(confidence, "confidence"), check_seed(seed))
+@dataclass(frozen=True)
+class _Options:
+    """The options every paired test takes, checked (see :func:`paired_test`)."""
+
+    n_permutations: int
+    n_bootstrap: int
+    confidence: float
+    seed: int | None
+    exceedances: int | None
+    ci_tolerance: float | None
+
+
+def _check_options(
+    n_permutations: Any, n_bootstrap: Any, confidence: Any, seed: Any, exceedances: Any, ci_tolerance: Any
+) -> _Options:
+    """The options every paired test takes, checked by the validation vocabulary (as Python ints and floats)."""
+    return _Options(
+        check_count(n_permutations, "n_permutations"), check_count(n_bootstrap, "n_bootstrap"),
+        check_fraction(confidence, "confidence"), check_seed(seed),
+        None if exceedances is None else check_count(exceedances, "exceedances"),
+        None if ci_tolerance is None else check_positive(ci_tolerance, "ci_tolerance"),
+    )
 
 
 def _matrix_tests(
@@ -196,10 +217,7 @@ def _matrix_tests(
     metrics: Sequence[str],
     run_a: str,
     run_b: str,
-    n_permutations: int,
-    n_bootstrap: int,
-    confidence: float,
-    seed: int | None,
+    options: _Options,
 ) -> list[PairedComparison]:
     n = a.shape[0]
     if n < 2:
@@ -210,9 +228,10 @@ def _matrix_tests(
         raise ValueError(f"per-query scores of {run_a!r} or {run_b!r} contain NaN or infinity")
     d = b - a
     mean_a, mean_b, difference = column_means(a), column_means(b), column_means(d)
-    rng = np.random.default_rng(seed)
-    rand_p = randomization_p_values(d, n_permutations, rng)
-    low, high = bootstrap_interval(d, n_bootstrap, confidence, rng)
+    # two independent streams: how far the sign vectors go (set by the slowest metric) never moves the resamples
+    signs, resamples = (np.random.default_rng(s) for s in np.random.SeedSequence(options.seed).spawn(2))
+    rand_p = randomization_p_values(d, options.n_permutations, signs, options.exceedances)
+    low, high = bootstrap_interval(d, options.n_bootstrap, options.confidence, resamples, options.ci_tolerance)
     out = []
     for j, metric in enumerate(metrics):
         (t_statistic,), (t_p,) = _t_tests(np.ascontiguousarray(d[:, j : j + 1]))  # each metric's own column
@@ -227,12 +246,12 @@ def _matrix_tests(
                 difference=difference[j],
                 ci_low=float(low[j]),
                 ci_high=float(high[j]),
-                confidence=confidence,
+                confidence=options.confidence,
                 t_statistic=t_statistic,
                 t_test_p_value=t_p,
                 randomization_p_value=float(rand_p[j]),
-                n_permutations=n_permutations,
-                n_bootstrap=n_bootstrap,
+                n_permutations=options.n_permutations,
+                n_bootstrap=options.n_bootstrap,
             )
         )
     return out
@@ -249,6 +268,8 @@ def paired_test(
     n_bootstrap: int = 10_000,
     confidence: float = 0.95,
     seed: int | None = 0,
+    exceedances: int | None = EXCEEDANCES,
+    ci_tolerance: float | None = CI_TOLERANCE,
 ) -> PairedComparison:
     """Paired t-test, randomization test and bootstrap CI of ``mean(b) - mean(a)`` (see the module docstring).
 
@@ -259,11 +280,19 @@ def paired_test(
     metric, run_a, run_b : str
         Labels carried into the result.
     n_permutations, n_bootstrap : int
-        Random sign vectors of the randomization test and resamples of the bootstrap.
+        The most random sign vectors of the randomization test and resamples of the bootstrap.
     confidence : float
         Coverage of the interval (0.95: 95%).
     seed : int or None
-        Seed of both random procedures.
+        Seed of both random procedures (each draws from its own stream spawned from it).
+    exceedances : int or None
+        ``h`` of the sequential p-value (default 200): drawing stops at the ``h``-th sign vector ``L`` that
+        reaches the observed difference, with ``p = h / L``; otherwise ``p = (1 + G) / (1 + n_permutations)``.
+        None draws all ``n_permutations``.
+    ci_tolerance : float or None
+        Precision of each bootstrap bound on the metric's scale (default 0.001): resampling stops once both
+        bounds are within it of their many-resample values (95% distribution-free intervals), at most
+        ``n_bootstrap`` resamples. None draws all ``n_bootstrap``.
 
     Returns
     -------
@@ -274,12 +303,12 @@ def paired_test(
     ValueError
         When the lengths differ, there are fewer than 2 queries, or a score is not finite.
     """
-    n_permutations, n_bootstrap, confidence, seed = _check_options(n_permutations, n_bootstrap, confidence, seed)
+    options = _check_options(n_permutations, n_bootstrap, confidence, seed, exceedances, ci_tolerance)
     av = np.asarray(a, dtype=np.float64).reshape(-1, 1)
     bv = np.asarray(b, dtype=np.float64).reshape(-1, 1)
     if av.shape != bv.shape:
         raise ValueError(f"paired scores must have the same length, got {av.shape[0]} and {bv.shape[0]}")
-    return _matrix_tests(av, bv, [metric], run_a, run_b, n_permutations, n_bootstrap, confidence, seed)[0]
+    return _matrix_tests(av, bv, [metric], run_a, run_b, options)[0]
 
 
 def compare_per_query(
@@ -290,6 +319,8 @@ def compare_per_query(
     n_bootstrap: int = 10_000,
     confidence: float = 0.95,
     seed: int | None = 0,
+    exceedances: int | None = EXCEEDANCES,
+    ci_tolerance: float | None = CI_TOLERANCE,
 ) -> Comparison:
     """Compare runs given as ``{run_name: {query_id: {metric: value}}}``.
 
@@ -302,14 +333,14 @@ def compare_per_query(
         ``{run_name: {query_id: {metric: value}}}``, at least two runs.
     metrics : sequence of str
         The metric keys to test.
-    n_permutations, n_bootstrap, confidence, seed
+    n_permutations, n_bootstrap, confidence, seed, exceedances, ci_tolerance
         As in :func:`paired_test`.
 
     Returns
     -------
     Comparison
     """
-    n_permutations, n_bootstrap, confidence, seed = _check_options(n_permutations, n_bootstrap, confidence, seed)
+    options = _check_options(n_permutations, n_bootstrap, confidence, seed, exceedances, ci_tolerance)
     runs = list(per_query)
     if len(runs) < 2:
         raise ValueError(f"compare needs at least two runs, got {len(runs)}")
@@ -327,7 +358,7 @@ def compare_per_query(
             ).reshape(len(query_ids), len(metrics))
         except KeyError as exc:
             raise ValueError(f"run {name!r} has no per-query value for metric {exc.args[0]!r}") from None
-    return _compare_matrices(runs, metrics, query_ids, matrices, n_permutations, n_bootstrap, confidence, seed)
+    return _compare_matrices(runs, metrics, query_ids, matrices, options)
 
 
 def _compare_matrices(
@@ -335,10 +366,7 @@ def _compare_matrices(
     metrics: list[str],
     query_ids: list,
     matrices: Mapping[str, np.ndarray],
-    n_permutations: int,
-    n_bootstrap: int,
-    confidence: float,
-    seed: int | None,
+    options: _Options,
 ) -> Comparison:
     """Means and paired tests from one ``queries x metrics`` matrix per run, rows aligned on ``query_ids``."""
     mean = {
@@ -348,10 +376,7 @@ def _compare_matrices(
     tests: list[PairedComparison] = []
     for run_a, run_b in itertools.combinations(runs, 2):
         tests.extend(
-            _matrix_tests(
-                matrices[run_a], matrices[run_b], metrics, run_a, run_b,
-                n_permutations, n_bootstrap, confidence, seed,
-            )
+            _matrix_tests(matrices[run_a], matrices[run_b], metrics, run_a, run_b, options)
         )
     # Order: metric first, then pair, so a table reads metric by metric.
     order = {m: i for i, m in enumerate(metrics)}
@@ -366,6 +391,8 @@ def compare_reports(
     n_bootstrap: int = 10_000,
     confidence: float = 0.95,
     seed: int | None = 0,
+    exceedances: int | None = EXCEEDANCES,
+    ci_tolerance: float | None = CI_TOLERANCE,
 ) -> Comparison:
     """Compare :class:`~rag_eval_adapters.Report` objects ``{run_name: report}``.
 
@@ -376,7 +403,7 @@ def compare_reports(
     reports : mapping
         ``{run_name: Report}``, at least two, computed with the same metrics. A LlamaIndex
         ``DatasetEvaluation`` is taken through its ``to_report()``.
-    n_permutations, n_bootstrap, confidence, seed
+    n_permutations, n_bootstrap, confidence, seed, exceedances, ci_tolerance
         As in :func:`paired_test`.
 
     Returns
@@ -395,13 +422,13 @@ def compare_reports(
         raise ValueError(f"compare needs at least two runs, got {len(names)}")
     typed = {name: as_report(reports[name], f"run {name!r}") for name in names}
     metrics = list(typed[names[0]].mean)
-    n_permutations, n_bootstrap, confidence, seed = _check_options(n_permutations, n_bootstrap, confidence, seed)
+    options = _check_options(n_permutations, n_bootstrap, confidence, seed, exceedances, ci_tolerance)
     for name in names:
         if list(typed[name].mean) != metrics:
             raise ValueError(f"run {name!r} was scored with different metrics than {names[0]!r}")
     query_ids, rows = _common_rows([typed[name] for name in names])
     matrices = {name: typed[name].values[r] for name, r in zip(names, rows, strict=False)}
-    return _compare_matrices(names, metrics, query_ids, matrices, n_permutations, n_bootstrap, confidence, seed)
+    return _compare_matrices(names, metrics, query_ids, matrices, options)
 
 
 def _common_rows(reports: Sequence[Report]) -> tuple[list, list[np.ndarray]]:

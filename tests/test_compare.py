@@ -51,7 +51,8 @@ def test_randomization_counts_exact_ties_of_decimal_differences():
     sums = np.abs(flips @ d)
     exact = np.mean(sums >= abs(d.sum()) - 1e-9)
     assert np.mean(np.abs(sums - abs(d.sum())) < 1e-9) > 0.01  # ties do occur
-    result = paired_test(a, a + d, n_permutations=200_000, seed=2)
+    # the count itself is under test: all 200,000 sign vectors (the sequential rule is tested below)
+    result = paired_test(a, a + d, n_permutations=200_000, seed=2, exceedances=None)
     assert result.randomization_p_value == pytest.approx(exact, abs=0.0015)
 
 
@@ -72,11 +73,16 @@ def test_randomization_matches_exact_enumeration_for_every_metric_at_once():
         "sparse": np.array([0, 0, 1, 0, 0, 0, 1, 0, -1, 0, 1, 0, 1], dtype=float) / 3,
         "steps": np.array([0.1, -0.3, 0.2, 0.1, -0.4, 0.1, 0.3, -0.2, 0.1, 0.1, 0.2, -0.3, 0.7]),
     }
-    comparison = compare_per_query(_per_query(columns), list(columns), n_permutations=100_000, n_bootstrap=10, seed=6)
+    comparison = compare_per_query(_per_query(columns), list(columns), n_permutations=100_000, n_bootstrap=10, seed=6,
+                                   exceedances=None)  # every sign vector: the counts themselves are under test
+    sequential = compare_per_query(_per_query(columns), list(columns), n_permutations=100_000, n_bootstrap=10, seed=6)
     flips = np.array(list(itertools.product([-1.0, 1.0], repeat=13)))
     for metric, d in columns.items():
         exact = np.mean(np.abs(flips @ d) >= abs(d.sum()) - 1e-9)
         assert comparison.test(metric, "A", "B").randomization_p_value == pytest.approx(exact, abs=0.004), metric
+        # h / L with h = 200 reaching vectors: relative standard error sqrt((1 - p) / h); four of them here
+        bound = 4 * exact * math.sqrt((1 - exact) / 200)
+        assert sequential.test(metric, "A", "B").randomization_p_value == pytest.approx(exact, abs=bound), metric
     sparse = columns["sparse"]
     assert np.mean(np.abs(np.abs(flips @ sparse) - abs(sparse.sum())) < 1e-9) > 0.2  # many exact ties
 
