@@ -31,6 +31,7 @@ __all__ = ["TOL", "randomization_p_values", "bootstrap_interval", "column_means"
 TOL = 1e-12  # |mean(s * d)| >= |mean(d)| - TOL counts as reaching the observed difference
 _BLOCK_CELLS = 1 << 23  # cells of the random block in one matrix product (32 MiB in single, 64 in double)
 _COUNT_CELLS = 1 << 16  # uniform draws counted per bincount call
+_CACHED_CELLS = 1 << 18  # resample weights (2 MiB in double) multiplied by every column before the next rows
 _PACKED_BYTES = 1 << 23  # random sign bytes kept at a time for the double-precision recounts
 # row b: the eight bits of byte b as 0.0/1.0, most significant first (the order of np.unpackbits)
 _BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.float32)
@@ -159,15 +160,18 @@ def bootstrap_interval(
     columns = [np.ascontiguousarray(column) for column in (d - center).T]
     block = max(1, min(n_bootstrap, _BLOCK_CELLS // 2 // n))  # float64: the same bytes as a sign block
     sub = max(1, min(block, _COUNT_CELLS // n))  # rows per bincount: its counters stay in cache
+    cached = max(1, _CACHED_CELLS // n)  # rows of weights every column multiplies while they are in cache
     offsets = (np.arange(sub, dtype=np.int64) * n)[:, None]
     weights = np.empty((block, n), dtype=np.float64)
-    sums = np.empty((n_bootstrap, m), dtype=np.float64)
     alpha = (1.0 - confidence) / 2.0
     low, high = np.empty(m), np.empty(m)
     active = list(range(m))
     done = 0
     checkpoint = n_bootstrap if tolerance is None else min(n_bootstrap, 500)
+    sums = np.empty((0, m), dtype=np.float64)
     while active:
+        if sums.shape[0] < checkpoint:  # grown per checkpoint: a metric that stops early never needs the cap's rows
+            sums = np.concatenate([sums, np.empty((checkpoint - sums.shape[0], m), dtype=np.float64)])
         c = min(block, checkpoint - done)
         for start in range(0, c, sub):
             r = min(sub, c - start)
@@ -175,8 +179,10 @@ def bootstrap_interval(
             picks += offsets[:r]  # row i counts into bins i * n ... i * n + n - 1
             counts = np.bincount(picks.ravel(), minlength=r * n)
             weights[start : start + r] = counts.reshape(r, n)
-        for j in active:  # each column alone: its interval never depends on the others
-            sums[done : done + c, j] = np.einsum("cn,n->c", weights[:c], columns[j])
+        for r0 in range(0, c, cached):  # a few rows at a time, so all columns read them from cache
+            rows = weights[r0 : min(c, r0 + cached)]
+            for j in active:  # each column alone: its interval never depends on the others
+                sums[done + r0 : done + r0 + rows.shape[0], j] = np.einsum("cn,n->c", rows, columns[j])
         done += c
         if done < checkpoint:
             continue

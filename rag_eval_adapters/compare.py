@@ -7,11 +7,29 @@ For two runs A and B scored per query with the same metric, let ``d_q = B_q - A_
 * a paired Student t-test: ``t = mean(d) / (sd(d) / sqrt(n))`` with ``n - 1`` degrees of freedom,
   two-sided ``t_test_p_value`` (scipy's t distribution; identical to ``scipy.stats.ttest_rel``);
 * a paired randomization (sign-flip) test: under the null hypothesis each ``d_q`` is as likely to
-  have the opposite sign, so ``randomization_p_value = (1 + #{|mean(s * d)| >= |mean(d)|}) /
-  (1 + n_permutations)`` over ``n_permutations`` random sign vectors ``s`` (seeded, vectorized);
-  this is the headline ``p_value`` because it assumes no normality;
+  have the opposite sign. Random sign vectors ``s`` (seeded, vectorized) are drawn one after the other, and
+  ``s`` *reaches* the metric when ``|mean(s * d)| >= |mean(d)|``. With Besag and Clifford's (1991) sequential
+  rule ("Sequential Monte Carlo p-values", Biometrika 78(2)), drawing stops at the ``h``-th reaching vector
+  (``exceedances=h``, default 200), ``L`` vectors in, with ``randomization_p_value = h / L``; a metric that
+  ``n_permutations`` vectors leave with ``G < h`` reaches gets ``(1 + G) / (1 + n_permutations)``, the
+  fixed-count p-value. Both are valid p-values (``P(p <= u) <= u`` under the null). Error bound: ``h / L``
+  estimates the p-value of all sign vectors with relative standard error about ``sqrt((1 - p) / h)`` (7% at
+  ``h = 200``: 0.05 +- 0.0034), and only p-values of at least ``h / n_permutations`` (0.02 at the defaults) stop
+  early; smaller ones are fixed counts of ``n_permutations`` vectors (standard error ``sqrt(p (1 - p) / n)``,
+  at most 0.0014). A clearly null metric (p near 0.5) stops after about 400 vectors, a clearly significant one
+  draws all ``n_permutations``. ``exceedances=None`` draws all of them for every metric. This is the headline
+  ``p_value`` because it assumes no normality;
 * a percentile bootstrap confidence interval ``[ci_low, ci_high]`` of mean(d), resampling queries
-  with replacement ``n_bootstrap`` times (seeded).
+  with replacement (seeded) up to checkpoints 500, 1,000, 2,000, ... and at most ``n_bootstrap`` times: a metric
+  stops at the first checkpoint where the distribution-free 95% interval of each bound (order statistics
+  ``B q -+ 1.96 sqrt(B q (1 - q))`` of the ``B`` resample means) is at most ``2 * ci_tolerance`` wide, so each
+  bound is within ``ci_tolerance`` (default 0.001, on the metric's scale) of its many-resample value.
+  ``ci_tolerance=None`` draws all ``n_bootstrap`` resamples.
+
+The ``n_permutations`` and ``n_bootstrap`` of a :class:`PairedComparison` are these caps, not the draws made.
+The sign vectors and the resamples are two random streams spawned from ``seed``, each one sequence shared by
+all metrics, so a metric stops where it would alone and its p-value and interval do not depend on which other
+metrics (or how many) are tested.
 
 Both random procedures are whole-matrix work (:mod:`rag_eval_adapters._resampling`, a core module that
 :meth:`~rag_eval_adapters.Report.by` uses too): blocks of sign vectors (or resample multiplicities) times the
@@ -23,8 +41,8 @@ The t distribution is computed here
 
 :func:`compare_reports` runs these tests for every metric and every pair of runs, vectorized across
 metrics; every mean is :func:`~rag_eval_adapters.report.column_means`' correctly rounded one and each t-test
-reads its metric's column alone, so a metric's means, t-test and randomization p-value do not depend on which
-other metrics were asked for (its interval may, in the last digits of the shared product). Only queries
+reads its metric's column alone, so a metric's means, t-test, randomization p-value and interval do not depend
+on which other metrics were asked for. Only queries
 scored in every run take part (queries missing from a run already score 0
 in the core's reports; queries that failed with an error are left out of every run).
 """
