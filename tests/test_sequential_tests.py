@@ -12,17 +12,9 @@ import math
 
 import numpy as np
 import pytest
+from cli_support import differences_per_query
 
 from rag_eval_adapters.compare import compare_per_query, paired_test
-
-
-def _per_query(columns):
-    """``compare_per_query`` input: run A scores 0, run B scores the given per-query differences."""
-    n = len(next(iter(columns.values())))
-    return {
-        "A": {f"q{i:05d}": {m: 0.0 for m in columns} for i in range(n)},
-        "B": {f"q{i:05d}": {m: float(v[i]) for m, v in columns.items()} for i in range(n)},
-    }
 
 
 def test_the_sequential_p_value_is_h_over_the_draw_that_brought_the_hth_reaching_vector():
@@ -55,7 +47,7 @@ def test_sequential_p_values_are_valid_under_the_null():
     # 4,000 metrics of 20 queries each, differences symmetric about 0: P(p <= u) <= u for every u
     rng = np.random.default_rng(7)
     columns = {f"m{j}": rng.normal(0, 1, 20) for j in range(4000)}
-    comparison = compare_per_query(_per_query(columns), list(columns), n_permutations=400, n_bootstrap=10,
+    comparison = compare_per_query(differences_per_query(columns), list(columns), n_permutations=400, n_bootstrap=10,
                                    exceedances=5, seed=8)
     p = np.array([comparison.test(m, "A", "B").randomization_p_value for m in columns])
     assert 0 < p.min() and p.max() <= 1
@@ -71,7 +63,7 @@ def test_a_metric_stops_where_it_would_alone():
     rng = np.random.default_rng(12)
     columns = {"null": rng.normal(0, 0.2, 400), "clear": rng.normal(0.1, 0.2, 400),
                "sparse": (rng.random(400) < 0.05) * 0.5}
-    together = compare_per_query(_per_query(columns), list(columns), seed=9)
+    together = compare_per_query(differences_per_query(columns), list(columns), seed=9)
     for metric, d in columns.items():
         alone = paired_test(np.zeros(400), d, metric=metric, seed=9)
         both = together.test(metric, "A", "B")
@@ -135,4 +127,4 @@ def test_the_stopping_options_are_checked(kwargs, error, message):
     with pytest.raises(error, match=message):
         paired_test([0.1, 0.2], [0.2, 0.4], **kwargs)
     with pytest.raises(error, match=message):
-        compare_per_query(_per_query({"m": [0.1, 0.2]}), ["m"], **kwargs)
+        compare_per_query(differences_per_query({"m": [0.1, 0.2]}), ["m"], **kwargs)
