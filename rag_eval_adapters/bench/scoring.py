@@ -55,6 +55,7 @@ class ConfigResult:
     answers: Report | None = None
     answer_errors: dict[str, str] = field(default_factory=dict)
     answer_texts: dict[str, str] = field(default_factory=dict)
+    judged: dict[str, float] = field(default_factory=dict)
 
     @property
     def stage(self) -> str:
