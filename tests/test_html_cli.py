@@ -84,3 +84,24 @@ def test_answers_page_shows_each_answer_with_its_scores_and_claims(tmp_path):
 def test_the_help_lists_the_html_format(command):
     code, out, _ = run_cli(command, "--help")
     assert code == 0 and "markdown,html}" in out and ".html" in out
+
+
+def test_judge_page_shows_each_answer_with_the_claims_the_judge_checked(judge_server, tmp_path, monkeypatch):
+    pytest.importorskip("openai")
+    monkeypatch.setenv("OPENAI_API_KEY", judge_server.api_key)
+    answers = write_jsonl(tmp_path / "answers.jsonl", [
+        {"question": "Where is the Louvre?", "answer": "The Louvre is in Paris. It is pink.",
+         "contexts": [{"chunk_id": "lv", "text": "The Louvre is in Paris, France."}],
+         "reference": "The Louvre is in Paris.", "query_type": "scenario"}])
+    out = tmp_path / "judge.html"
+    code, _, stderr = run_cli("judge", "--input", answers, "--judge-model", "judge-model", "--judge-base-url",
+                              judge_server.base_url, "-m", "faithfulness", "-o", out)
+    assert code == 0, stderr
+    data = embedded(out.read_text(encoding="utf-8"))
+    assert [(q["id"], q["text"], q["type"]) for q in data["questions"]] == [("1", "Where is the Louvre?", "scenario")]
+    answer = data["answers"][0][0]
+    assert answer["text"] == "The Louvre is in Paris. It is pink." and answer["scores"] == {"faithfulness": 0.5}
+    claims = {c["text"]: c for c in answer["claims"]}
+    supported = [c for c in claims.values() if c["verdict"] == "supported"]
+    assert len(claims) == 2 and supported[0]["chunk_id"] == "lv"
+    assert "The Louvre is in Paris, France."[supported[0]["start"]:supported[0]["end"]] == supported[0]["quote"]

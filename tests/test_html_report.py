@@ -143,8 +143,8 @@ def test_the_bench_page_holds_the_runs_grades_and_evidence_of_its_report_folder(
         assert {qids[qi] for qi, a in enumerate(data["answers"][ci]) if a} == answered
         for qi, answer in enumerate(data["answers"][ci]):
             if answer:
-                assert answer["scores"] == {k: v for k, v in conf["answers"]["per_query"][qids[qi]].items()
-                                            if k != "query_type"}
+                held = conf["answers"]["per_query"][qids[qi]]
+                assert answer["scores"] == {m: held[m] for m in conf["answers"]["mean"]}
                 assert isinstance(answer["text"], str)
     assert len(data["tests"]) == len(report["comparison"]["tests"])
 
@@ -213,3 +213,15 @@ def test_adjusted_p_is_read_from_any_of_its_names():
     assert adjusted_p({"p_adjusted": 0.2}) == adjusted_p({"adjusted_p_value": 0.2}) == 0.2
     assert adjusted_p(type("T", (), {"p_value_adjusted": 0.04})()) == 0.04
     assert adjusted_p({"p_value": 0.01}) is None
+
+
+def test_judged_claims_are_read_from_a_reports_judgments():
+    from rag_eval_adapters.reports.html_pages import judged_claims
+
+    verdict = {"claim": "Vesuvius buried Pompeii.", "verdict": "supported", "chunk_id": "c1", "quote": "Vesuvius",
+               "start": 4, "end": 12, "note": ""}
+    info = {"judgments": {"answer_correctness": {"q1": {"score": 1.0}},
+                          "faithfulness": {"q1": {"score": 1.0, "claims": [verdict]}}}}
+    assert judged_claims(info, "q1") == [{"text": "Vesuvius buried Pompeii.", "verdict": "supported",
+                                          "quote": "Vesuvius", "chunk_id": "c1", "start": 4, "end": 12}]
+    assert judged_claims(info, "q2") is None and judged_claims({}, "q1") is None

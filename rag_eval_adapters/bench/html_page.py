@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..reports.html_pages import adjusted_p, claims_of
+from ..reports.html_pages import adjusted_p, claims_of, judged_claims
 from .report_text import intro_lines
 from .scoring import METRIC_DEFINITIONS
 
@@ -64,6 +64,8 @@ def _answer(result: Any, qid: str) -> dict[str, Any] | None:
     if qid in report.errors:
         entry["error"] = str(report.errors[qid])
     claims = claims_of(report.attributes.get(qid, {}))
+    if claims is None:
+        claims = judged_claims(getattr(report, "info", {}) or {}, qid)
     if claims is not None:
         entry["claims"] = claims
     return entry

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ..compare import Comparison
     from ..report import Report
 
-__all__ = ["report_page", "claims_of", "adjusted_p", "CLAIM_FIELDS"]
+__all__ = ["report_page", "claims_of", "judged_claims", "adjusted_p", "CLAIM_FIELDS"]
 
 CLAIM_FIELDS = ("text", "verdict", "quote", "chunk_id", "start", "end")
 _QUESTION_FIELDS = ("query", "question")
@@ -57,11 +57,24 @@ def _by_type(report: Report, field: str) -> dict[str, dict[str, float]]:
 
 def claims_of(record: Mapping[str, Any]) -> list[dict[str, Any]] | None:
     """The judged claims of an answer record, as the page reads them (``[{text, verdict, quote, chunk_id,
-    start, end}]``; missing fields are None), or None when the record has no ``claims`` list."""
+    start, end}]``; missing fields are None), or None when the record has no ``claims`` list. A claim's text
+    may be under ``text`` or, as the judges write it (:class:`rag_eval_adapters.judges.ClaimVerdict`), ``claim``."""
     claims = record.get("claims")
-    if not isinstance(claims, list):
+    if not isinstance(claims, (list, tuple)):
         return None
-    return [{k: c.get(k) for k in CLAIM_FIELDS} for c in claims if isinstance(c, Mapping)]
+    return [{k: c.get(k, c.get("claim") if k == "text" else None) for k in CLAIM_FIELDS}
+            for c in claims if isinstance(c, Mapping)]
+
+
+def judged_claims(info: Mapping[str, Any], qid: str) -> list[dict[str, Any]] | None:
+    """The claims the judges checked for query ``qid`` in a report's ``info["judgments"]`` (faithfulness first,
+    then answer correctness), as :func:`claims_of` reads them; None when no judgment holds claims."""
+    judgments = info.get("judgments") or {}
+    for kind in ("faithfulness", "answer_correctness", *judgments):
+        result = (judgments.get(kind) or {}).get(str(qid))
+        if isinstance(result, Mapping) and result.get("claims"):
+            return claims_of(result)
+    return None
 
 
 def _ranking(run: Mapping[Hashable, float] | Sequence[Hashable], judged: Mapping[Hashable, Any], depth: int,
@@ -109,9 +122,10 @@ def report_page(
         judgments: the drill-down then lists each query's top ``depth`` documents (in trec_eval's order, or as
         ranked) with their grades.
     records : sequence of mappings, optional
-        Answer records (``query_id``, ``prediction``, ``reference(s)``, ``query`` or ``question``, optional
-        ``claims``: ``[{text, verdict, quote, chunk_id, start, end}]``) of the first report: the drill-down
-        shows each answer with its scores and claims.
+        Answer records (``query_id``, ``prediction`` or ``answer``, ``reference(s)``, ``query`` or
+        ``question``, optional ``claims``: ``[{text, verdict, quote, chunk_id, start, end}]``) of the first
+        report: the drill-down shows each answer with its scores and claims (a record's own, else those the
+        judges checked, from the report's ``info["judgments"]``).
     """
     names = list(reports)
     keys: list[str] = []
@@ -176,10 +190,13 @@ def report_page(
                 answers.append(None)
                 continue
             key = held[0].get(qid, qid)
-            entry: dict[str, Any] = {"text": record.get("prediction"), "scores": dict(first.per_query.get(key, {}))}
+            entry: dict[str, Any] = {"text": record.get("prediction", record.get("answer")),
+                                     "scores": dict(first.per_query.get(key, {}))}
             if key in first.errors:
                 entry["error"] = str(first.errors[key])
             claims = claims_of(record)
+            if claims is None:
+                claims = judged_claims(getattr(first, "info", {}) or {}, qid)
             if claims is not None:
                 entry["claims"] = claims
             answers.append(entry)
