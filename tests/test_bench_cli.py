@@ -42,7 +42,8 @@ def test_bench_command_writes_a_report_that_evaluate_rescores(inputs, tmp_path):
                                "--skip-e2e", "--permutations", "200", "--output", str(out))
     assert code == 0, stderr
     assert "s16o0/bm25+lexical" in stdout and "In plain words" in stdout and "On all questions" in stdout
-    assert f"rag-eval: report written to {out.resolve()}" in stderr
+    assert f"rag-eval: report written to {out.resolve()}; read it in {out.resolve() / 'report.html'}" in stderr
+    assert (out / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     report = json.loads((out / "report.json").read_text())
     assert set(report["configurations"]) == {"s16o0/bm25", "s16o0/bm25+lexical", "s32o8/bm25", "s32o8/bm25+lexical"}
     for conf in report["configurations"].values():

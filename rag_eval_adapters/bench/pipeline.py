@@ -186,6 +186,7 @@ def _answer_all(results: list[ConfigResult], cases: list[TestCase], chunks: dict
                                                       [: settings.answer_k]}} for c, p in answered]
         result.answers = score_answers(records, embedder, judge) if records else None
         result.answer_errors = errors
+        result.answer_texts = {c.query_id: p for c, p in answered}
         if not show:
             say(f"{result.name}: answered {len(answered)} of {len(chosen)} questions")
 

@@ -1,4 +1,4 @@
-"""Writing a benchmark's report folder: ``report.json``, ``report.md``, ``report.txt``, charts, and each
+"""Writing a benchmark's report folder: ``report.html``, ``report.json``, ``report.md``, ``report.txt``, charts, and each
 configuration's run as a TREC file with its chunking's qrels (so ``rag-eval evaluate`` re-scores it)."""
 
 from __future__ import annotations
@@ -9,6 +9,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..reports.html import write_html_report
+from .html_page import bench_page
 from .report_text import render_markdown, render_text
 from .scoring import METRIC_DEFINITIONS, RELEVANCE_NOTE, headline_metric
 
@@ -142,7 +144,8 @@ def write_report(bench: Any, out: Path) -> list[Path]:
     (out / "report.json").write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     (out / "report.md").write_text(render_markdown(data), encoding="utf-8")
     (out / "report.txt").write_text(render_text(data), encoding="utf-8")
-    files = [out / "report.json", out / "report.md", out / "report.txt"] + files
+    write_html_report(bench_page(bench, data), out / "report.html")
+    files = [out / "report.html", out / "report.json", out / "report.md", out / "report.txt"] + files
     written = set(files)
     for sub in ("runs", "qrels", "charts"):  # an earlier report's files that this run did not write
         for stale in (out / sub).iterdir():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["sections", "render_markdown", "render_text"]
+__all__ = ["sections", "render_markdown", "render_text", "intro_lines"]
 
 Section = tuple[str, list[str], list[list[str]], list[str]]  # title, header, rows, notes
 
@@ -114,7 +114,8 @@ def sections(data: dict) -> list[Section]:
     return out
 
 
-def _intro(data: dict) -> list[str]:
+def intro_lines(data: dict) -> list[str]:
+    """The opening line: package version, documents, questions by type, chunkings, configurations, time."""
     p = data["provenance"]
     return [f"rag-eval-adapters {p['version']}: {p['documents']['count']} documents "
             f"(sha256 {p['documents']['sha256'][:12]}), {p['testset']['cases']} questions "
@@ -129,7 +130,7 @@ def render_markdown(data: dict) -> str:
     never become links, images or HTML."""
     from ..reports import escape_markdown as esc
 
-    lines = ["# rag-eval bench report", "", *map(esc, _intro(data)), "", "## Verdict", ""]
+    lines = ["# rag-eval bench report", "", *map(esc, intro_lines(data)), "", "## Verdict", ""]
     lines += [f"- {esc(v)}" for v in data["verdict"]] + [""]
     for title, header, rows, notes in sections(data):
         lines += [f"## {esc(title)}", "", "| " + " | ".join(map(esc, header)) + " |",
@@ -147,7 +148,7 @@ def _plain(header: Sequence[str], rows: list[list[str]]) -> list[str]:
 
 def render_text(data: dict) -> str:
     """The report as plain fixed-width text."""
-    lines = ["rag-eval bench report", "", *_intro(data), "", "Verdict:"] + [f"  {v}" for v in data["verdict"]]
+    lines = ["rag-eval bench report", "", *intro_lines(data), "", "Verdict:"] + [f"  {v}" for v in data["verdict"]]
     for title, header, rows, notes in sections(data):
         lines += ["", title, ""] + (_plain(header, rows) if rows else ["(none)"]) + [f"  {n}" for n in notes]
     return "\n".join(lines) + "\n"

@@ -18,8 +18,8 @@ from typing import Any
 from ._errors import CLIError, one_line
 
 STDIN = "-"
-FORMAT_BY_SUFFIX = {".json": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".txt": "table",
-                    "": "table"}
+FORMAT_BY_SUFFIX = {".json": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".html": "html",
+                    ".htm": "html", ".txt": "table", "": "table"}
 MAX_RESAMPLES = 10_000_000
 MAX_K = 1_000_000_000
 
@@ -71,8 +71,8 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def output_format(fmt: str | None, output: str | None) -> str:
-    """``--format`` when given, else the one of ``--output``'s extension (``.json``, ``.csv``, ``.md``; ``.txt``
-    or none: the text table); any other extension (``out.xlsx``) is refused, never written as a text table."""
+    """``--format`` when given, else the one of ``--output``'s extension (``.json``, ``.csv``, ``.md``, ``.html``;
+    ``.txt`` or none: the text table); any other extension (``out.xlsx``) is refused, never written as a text table."""
     if fmt:
         return fmt
     if output and output != STDIN:

@@ -8,9 +8,9 @@ from typing import Any, TextIO
 
 from ._errors import CLIError
 
-__all__ = ["FORMATS", "emit", "print_rich", "check_plot_path", "plot", "with_groups"]
+__all__ = ["FORMATS", "emit", "emit_page", "print_rich", "check_plot_path", "plot", "with_groups"]
 
-FORMATS = ("table", "json", "csv", "markdown")
+FORMATS = ("table", "json", "csv", "markdown", "html")
 
 
 def emit(text: str, output: str | None, stdout: TextIO, stderr: TextIO) -> None:
@@ -23,6 +23,13 @@ def emit(text: str, output: str | None, stdout: TextIO, stderr: TextIO) -> None:
         print(f"rag-eval: wrote {output}", file=stderr)
     else:
         stdout.write(text)
+
+
+def emit_page(page: dict[str, Any], output: str | None, stdout: TextIO, stderr: TextIO) -> None:
+    """Write the self-contained ``report.html`` of ``page`` (:func:`rag_eval_adapters.reports.render_html`)."""
+    from ..reports import render_html
+
+    emit(render_html(page), output, stdout, stderr)
 
 
 def with_groups(text: str, grouped: Any, fmt: str) -> str:

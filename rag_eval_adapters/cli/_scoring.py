@@ -104,7 +104,8 @@ def add_scoring_options(p: argparse.ArgumentParser) -> None:
                    help="lowest grade that counts as relevant (default 1; any number: a judged document is "
                         "relevant when its grade is at least N, an unjudged one never is); nDCG uses the raw grades")
     p.add_argument("--format", choices=FORMATS, default=None,
-                   help="output format (default: by the --output extension .json, .csv or .md, else table)")
+                   help="output format (default: by the --output extension .json, .csv, .md or .html, else table); "
+                        "html: one self-contained page (report.html)")
     p.add_argument("--plot", metavar="FILE.png", help="draw each metric against k into a PNG")
     p.add_argument("--output", "-o", metavar="FILE",
                    help="write the report to FILE instead of stdout (never an input file; its folder must exist)")

@@ -9,7 +9,7 @@ from typing import Any, TextIO
 from ._errors import CLIError, one_line
 from ._io import check_count, check_inputs, check_outputs, fail_on_errors, output_format
 from ._models import add_embedder_options, embedder_from_args
-from ._output import FORMATS, check_plot_path, emit, plot, print_rich, with_groups
+from ._output import FORMATS, check_plot_path, emit, emit_page, plot, print_rich, with_groups
 from ._progress import is_tty, progress_enabled
 
 DEFAULT_ANSWER_METRICS = ("exact_match", "token_f1", "rouge_l")
@@ -38,7 +38,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--per-query", action="store_true", help="also list every answer, worst first")
     p.add_argument("--sort-by", metavar="METRIC", help="metric that orders --per-query (default the first)")
     p.add_argument("--limit", type=int, metavar="N", help="list only the N worst answers")
-    p.add_argument("--format", choices=FORMATS, help="output format (default: by the --output extension, else table)")
+    p.add_argument("--format", choices=FORMATS, help="output format (default: by the --output extension .json, .csv, .md or .html, else "
+                                                          "table); html: one self-contained page (report.html)")
     p.add_argument("--allow-errors", action="store_true",
                    help="exit 0 even when some answers could not be scored (their errors are in the report)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the means (per group with --group-by) into a PNG")
@@ -95,7 +96,14 @@ def cmd_answers(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
             grouped = report.by(args.group_by)
         except (TypeError, ValueError) as exc:  # a group named "all", or one that is not hashable
             raise CLIError(f"--group-by {args.group_by}: {one_line(str(exc))}") from None
-    _render(report, grouped, args, stdout, stderr)
+    if args.format == "html":
+        from ..reports import report_page
+
+        emit_page(report_page({"answers": report}, title=f"rag-eval answers: {Path(args.predictions).name}",
+                              records=records, group_by=args.group_by or "query_type",
+                              summary=[f"{report.counts}"]), args.output, stdout, stderr)
+    else:
+        _render(report, grouped, args, stdout, stderr)
     if args.plot:
         means = {str(g.group): dict(g.mean) for g in grouped.rows if g.mean} if grouped else {
             Path(args.predictions).name: dict(report.mean)}

@@ -82,7 +82,7 @@ def _check_args(args: argparse.Namespace) -> None:
     if not Path(args.documents).exists():
         raise CLIError(f"documents not found: {args.documents}")
     out = Path(args.output).resolve()
-    written = {out / name for name in ("report.json", "report.md", "report.txt")}
+    written = {out / name for name in REPORT_FILES}
     for given in (args.documents, args.testset):
         if not given:
             continue
@@ -96,7 +96,7 @@ def _check_args(args: argparse.Namespace) -> None:
     _check_chunkings_and_output(args)
 
 
-REPORT_FILES = ("report.json", "report.md", "report.txt")
+REPORT_FILES = ("report.html", "report.json", "report.md", "report.txt")
 
 
 def _check_chunkings_and_output(args: argparse.Namespace) -> None:
@@ -195,5 +195,6 @@ def cmd_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     except OSError as exc:
         raise CLIError(f"{getattr(exc, 'filename', '') or ''} {exc.strerror or exc}".strip()) from None
     print_summary(result, stdout)
-    print(f"rag-eval: report written to {Path(args.output).resolve()}", file=stderr)
+    print(f"rag-eval: report written to {Path(args.output).resolve()}; read it in "
+          f"{Path(args.output).resolve() / 'report.html'}", file=stderr)
     return 0

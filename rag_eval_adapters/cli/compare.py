@@ -7,7 +7,7 @@ from typing import Any, TextIO
 
 from ._errors import CLIError, one_line
 from ._io import check_resampling, fail_on_errors
-from ._output import check_plot_path, emit, plot, print_rich
+from ._output import check_plot_path, emit, emit_page, plot, print_rich
 from ._progress import Steps, is_tty, progress_enabled
 from ._scoring import add_scoring_options, check_scoring_args, load_qrels, load_run, run_name, score_run
 
@@ -37,7 +37,7 @@ def add_parser(sub: Any) -> None:
 
 def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from ..compare import compare_reports
-    from ..reports import comparison_tables, render_comparison
+    from ..reports import comparison_tables, render_comparison, report_page
 
     if len(args.run) < 2:
         raise CLIError("compare needs at least two runs: --run A --run B")
@@ -70,7 +70,13 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         except ValueError as exc:
             raise CLIError(one_line(str(exc))) from None
         steps.finish(t)
-    if fmt == "table" and not args.output and is_tty(stdout):
+    if fmt == "html":
+        page = report_page(reports, title=f"rag-eval compare: {' vs '.join(comparison.runs)}", comparison=comparison,
+                           runs=runs, qrels=qrels,
+                           summary=[f"{len(reports)} runs scored against {args.qrels}; paired tests over "
+                                    f"{comparison.n_queries} queries"])
+        emit_page(page, args.output, stdout, stderr)
+    elif fmt == "table" and not args.output and is_tty(stdout):
         print_rich(comparison_tables(comparison), stdout)
     else:
         emit(render_comparison(comparison, fmt), args.output, stdout, stderr)

@@ -8,7 +8,7 @@ from typing import Any, TextIO
 
 from ._io import check_count, fail_on_errors
 from ._metrics import check_sort_by
-from ._output import check_plot_path, emit, plot, print_rich
+from ._output import check_plot_path, emit, emit_page, plot, print_rich
 from ._progress import Steps, is_tty, progress_enabled
 from ._scoring import add_scoring_options, check_scoring_args, load_qrels, load_run, query_details, score_run
 
@@ -30,7 +30,7 @@ def add_parser(sub: Any) -> None:
 
 
 def cmd_evaluate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    from ..reports import evaluation_tables, render_evaluation
+    from ..reports import evaluation_tables, render_evaluation, report_page
 
     check_plot_path(args.plot)
     check_count(args.limit, "--limit")
@@ -45,7 +45,11 @@ def cmd_evaluate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
         report = score_run(qrels, run, metrics, args.relevance_level, name, steps)
     sort_by = check_sort_by(args.sort_by, report.metrics)
     details = query_details(qrels, run, args.relevance_level) if args.per_query else None
-    if fmt == "table" and not args.output and is_tty(stdout):
+    if fmt == "html":
+        emit_page(report_page({name: report}, title=f"rag-eval evaluate: {name}", runs={name: run}, qrels=qrels,
+                              summary=[f"{name} scored against {args.qrels}"]),
+                  args.output, stdout, stderr)
+    elif fmt == "table" and not args.output and is_tty(stdout):
         print_rich(
             evaluation_tables(report, per_query=args.per_query, sort_by=sort_by, details=details,
                               limit=args.limit, title=f"{name}: mean over queries"),

@@ -9,7 +9,7 @@ from typing import Any, TextIO
 
 from ._errors import CLIError, one_line
 from ._io import check_count, check_inputs, check_outputs, output_format
-from ._output import FORMATS, emit, with_groups
+from ._output import FORMATS, emit, emit_page, with_groups
 from ._progress import progress_enabled
 
 DEFAULT_JUDGE_METRICS = ("faithfulness",)
@@ -111,7 +111,13 @@ def cmd_judge(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         grouped = report.by(args.group_by)
     if args.details:
         _write_details(report, args.details, stderr)
-    _render(report, grouped, args, stdout, stderr)
+    if args.format == "html":
+        from ..reports import report_page
+
+        emit_page(report_page({"judge": report}, title=f"rag-eval judge: {Path(args.input).name}", records=records,
+                              group_by=args.group_by or "query_type"), args.output, stdout, stderr)
+    else:
+        _render(report, grouped, args, stdout, stderr)
     usage = judge.usage
     print(f"rag-eval: judge {judge.name}: {usage.calls} calls, {usage.cache_hits} from the cache, {usage.retries} "
           f"retries, {usage.input_tokens} input and {usage.output_tokens} output tokens"

@@ -64,7 +64,7 @@ def run_demo(
     """Run the demo benchmark (see the module docstring); returns the :class:`~rag_eval_adapters.bench.BenchResult`.
 
     Prints the table and the verdict to ``stdout`` and the report location to ``stderr``; writes the report
-    folder (``report.json``, ``report.md``, ``report.txt``, ``charts/``, ``runs/``, ``qrels/``) into
+    folder (``report.html``, ``report.json``, ``report.md``, ``report.txt``, ``charts/``, ``runs/``, ``qrels/``) into
     ``output_dir``. The embedding cache lives in ``output_dir/.cache`` unless ``cache_dir`` is given, so a
     second run is fast.
     """
@@ -87,7 +87,8 @@ def run_demo(
                        output_dir=output_dir, cache_dir=cache_dir, show_progress=show_progress)
     print_summary(result, stdout)
     out = Path(output_dir).resolve()
-    console.print(Text(f"Full report (report.md, report.txt, report.json, charts/, runs/, qrels/) in {out}. "
+    console.print(Text(f"Open the report: {out / 'report.html'}"), soft_wrap=True)
+    console.print(Text(f"Full report (report.html, report.md, report.txt, report.json, charts/, runs/, qrels/) in {out}. "
                        f"Re-score a configuration: rag-eval evaluate --qrels {out / 'qrels' / 's256o32.qrels'} "
                        f"--run {out / 'runs' / 's256o32__hybrid.trec'} -m ndcg@10"), soft_wrap=True)
     print(f"rag-eval: report written to {out}", file=stderr)

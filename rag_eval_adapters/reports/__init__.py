@@ -1,10 +1,12 @@
-"""Formatting of evaluation and comparison results: table, JSON, CSV, Markdown, and plots.
+"""Formatting of evaluation and comparison results: table, JSON, CSV, Markdown, HTML pages, and plots.
 
 The functions take the core's :class:`~rag_eval_adapters.Report` (the one result type: a LlamaIndex
 ``DatasetEvaluation`` becomes one with ``to_report()``), its per-group view
 :class:`~rag_eval_adapters.GroupedReport` and :class:`~rag_eval_adapters.compare.Comparison`
 objects and return text, so the command line, notebooks and tests share one implementation.
 ``rich`` (tables) and ``matplotlib`` (plots) are imported only when those outputs are asked for.
+``report.html`` (:mod:`.html`) is one self-contained page drawn from page data (:func:`report_page` makes it
+from reports, a comparison, runs and answer records; the benchmark makes its own).
 
 Metric keys such as ``ndcg@10`` are split into a row name (``ndcg``) and a cutoff (``10``): when
 every metric is measured at the same cutoffs the table is a grid (metric x k), otherwise a list.
@@ -23,6 +25,8 @@ from .evaluation import (
     worst_queries,
 )
 from .groups import render_groups
+from .html import render_html, write_html_report
+from .html_pages import report_page
 from .markup import escape_markdown
 from .plots import plot_metrics
 
@@ -42,5 +46,8 @@ __all__ = [
     "render_comparison",
     "comparison_tables",
     "plot_metrics",
+    "render_html",
+    "write_html_report",
+    "report_page",
     "escape_markdown",
 ]

@@ -1,0 +1,197 @@
+"""report.html in a real browser (headless system Chromium through Playwright): it loads from disk with no
+console error and no request, its table sorts and filters, its drill-down shows what the data hold, the
+keyboard reaches everything, and injection probes in every text do nothing."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from browser_support import WatchedPage, chromium, require_browser, skip_reason  # noqa: E402
+from html_pages import PROBE_TEXT, PROBES, probe_page, small_page  # noqa: E402
+
+from rag_eval_adapters.reports.html import write_html_report  # noqa: E402
+
+pytestmark = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    require_browser()
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture()
+def small(tmp_path):
+    return write_html_report(small_page(), tmp_path / "report.html")
+
+
+def column(page, table: str, index: int) -> list[str]:
+    return page.locator(f"#{table} tbody tr").evaluate_all(
+        f"rows => rows.map(r => r.children[{index}].textContent)")
+
+
+def test_the_page_loads_from_disk_under_the_socket_guard_with_no_error_and_no_request(small):
+    with chromium() as launched:  # launched inside the test: the loopback-only socket guard is in force
+        watched = WatchedPage(launched, small)
+        page = watched.page
+        assert page.title() == "test report"
+        assert page.locator("h1").text_content() == "test report"
+        assert [h.text_content() for h in page.locator("h2").all()] == [
+            "Verdict", "Configurations", "Charts", "Paired tests", "Questions", "Question"]
+        assert page.locator("th:not([scope])").count() == 0  # every header cell says what it heads
+        assert page.locator("#chart-vs-k").get_attribute("role") == "img"
+        assert page.locator("#chart-vs-k title").first.text_content() == "ndcg@k by configuration"
+        assert watched.console_errors() == [] and watched.foreign_requests() == []
+
+
+def test_sorting_and_filtering_change_the_configuration_table(browser, small):
+    watched = WatchedPage(browser, small)
+    page = watched.page
+    assert column(page, "config-table", 0) == ["b", "a"]  # headline ndcg@2, best first
+    assert page.locator("#config-table th[data-key='m:ndcg@2']").get_attribute("aria-sort") == "descending"
+    page.click("#config-table th[data-key='name'] button")
+    assert column(page, "config-table", 0) == ["a", "b"]
+    page.click("#config-table th[data-key='name'] button")
+    assert column(page, "config-table", 0) == ["b", "a"]
+    page.click("#config-table th[data-key='m:hit_rate@2'] button")
+    assert column(page, "config-table", 0) == ["b", "a"]
+    assert column(page, "config-table", 3) == ["0.900", "0.500"]  # ndcg@2, all questions
+    page.select_option("#type-filter", "literal")
+    assert column(page, "config-table", 3) == ["1.000", "0.800"]  # a, b: tied on hit_rate@2, kept in order
+    page.click("#config-table th[data-key='m:ndcg@2'] button")
+    assert column(page, "config-table", 0) == ["a", "b"]  # literal ndcg@2: a 1.0, b 0.8
+    page.select_option("#type-filter", "all")
+    assert column(page, "config-table", 0) == ["b", "a"]  # all questions: b 0.9, a 0.5
+    page.select_option("#k-select", "1")
+    headers = page.locator("#config-table thead th").all_text_contents()
+    assert headers == ["configuration", "retriever", "hit_rate@1", "ndcg@1", "f1"]
+    assert watched.console_errors() == [] and watched.foreign_requests() == []
+
+
+def test_tests_table_shows_adjusted_p_and_charts_give_values_on_hover(browser, small):
+    watched = WatchedPage(browser, small)
+    page = watched.page
+    assert page.locator("#tests-table thead th").all_text_contents()[-2] == "adjusted p"
+    assert column(page, "tests-table", 6) == ["0.06"]
+    point = page.locator("#chart-vs-k .series[data-series='1'] > :not(path)").nth(1)
+    point.hover()
+    assert page.locator(".tip").text_content() == "b: ndcg@2 = 0.900"
+    ticks = page.locator("#chart-vs-k > text[text-anchor='end']").all_text_contents()
+    assert ticks == ["0.40", "0.50", "0.60", "0.70", "0.80", "0.90", "1.00"]  # the values' tenths, not 0..1
+    page.select_option("#family-select", "hit_rate")
+    assert page.locator("#chart-vs-k title").first.text_content() == "hit_rate@k by configuration"
+    markers = page.locator("#chart-by-type .series")
+    assert markers.count() == 3  # all + two question types, each its own marker shape
+    shapes = {markers.nth(i).locator(":scope > *").first.evaluate("n => n.tagName") for i in range(3)}
+    assert len(shapes) == 3
+
+
+def test_the_drilldown_shows_chunks_grades_highlighted_evidence_answers_and_claims(browser, small):
+    watched = WatchedPage(browser, small)
+    page = watched.page
+    assert column(page, "questions-table", 0) == ["q2", "q1"]  # worst first: mean ndcg@2 0.5 < 0.9
+    page.click("#questions-table .qbtn[data-question='0']")
+    drill = page.locator("#drilldown")
+    assert drill.locator("h2").text_content() == "Question q1"
+    assert drill.locator(".q-reference").text_content() == "The Amazon."
+    page.select_option("#drill-a", "0")
+    page.select_option("#drill-b", "1")
+    left, right = drill.locator(".config-column").nth(0), drill.locator(".config-column").nth(1)
+    assert left.locator(".chunk").evaluate_all("cs => cs.map(c => [c.dataset.chunkId, c.dataset.grade])") == [
+        ["rivers#0", "100"], ["bread#0", "0"]]
+    assert right.locator(".chunk").evaluate_all("cs => cs.map(c => c.dataset.chunkId)") == ["bread#0", "rivers#0"]
+    evidence = "The Amazon carries more water than any other river."
+    assert left.locator("mark.evidence").all_text_contents() == [evidence]
+    assert right.locator(".chunk mark").evaluate_all("ms => ms.map(m => [m.className, m.textContent])") == [
+        ["evidence", "The Amazon "], ["evidence claim", "carries more water"],
+        ["evidence", " than any other river."]]
+    assert right.locator(".answer-text").text_content() == "The Amazon river."
+    assert right.locator(".claims li").first.text_content().startswith("The Amazon carries the most water.")
+    assert right.locator("blockquote mark.claim").text_content() == "carries more water"
+    page.click("#questions-table .qbtn[data-question='1']")
+    right = drill.locator(".config-column").nth(1)
+    assert right.locator(".answer").text_content().endswith("error: TimeoutError: no answer")
+    assert right.locator("mark.evidence").all_text_contents() == ["Owls", "at night."]  # two evidence ranges
+    assert watched.console_errors() == [] and watched.foreign_requests() == []
+
+
+def test_the_keyboard_reaches_sorting_and_the_drilldown(browser, small):
+    page = WatchedPage(browser, small).page
+    page.focus("#config-table th[data-key='name'] button")
+    page.keyboard.press("Enter")
+    assert column(page, "config-table", 0) == ["a", "b"]
+    page.focus("#questions-table .qbtn[data-question='1']")
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "drilldown-h"
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "drill-a"
+
+
+def test_injection_probes_in_every_text_do_nothing(browser, tmp_path):
+    path = write_html_report(probe_page(), tmp_path / "probe.html")
+    watched = WatchedPage(browser, path)
+    page = watched.page
+    page.click("#questions-table .qbtn[data-question='0']")
+    page.select_option("#drill-a", "0")
+    page.select_option("#drill-b", "1")
+    page.click("#questions-table .qbtn[data-question='1']")
+    page.click("#questions-table .qbtn[data-question='0']")
+    page.select_option("#type-filter", PROBES[0])
+    page.wait_for_timeout(300)
+    assert page.title() == "probe " + PROBES[2]
+    assert watched.console_errors() == [] and watched.foreign_requests() == []
+    counts = page.evaluate("""() => ({scripts: document.scripts.length, img: document.images.length,
+        iframes: document.querySelectorAll('iframe, link, object, embed').length,
+        links: [...document.querySelectorAll('a')].map(a => a.getAttribute('href')).filter(h => !h.startsWith('#')),
+        handlers: [...document.querySelectorAll('*')].flatMap(e => [...e.attributes].map(a => a.name))
+                  .filter(n => n.startsWith('on')).length})""")
+    assert counts == {"scripts": 2, "img": 0, "iframes": 0, "links": [], "handlers": 0}
+    # the probes are shown as the text they are
+    assert page.locator("#verdict li").text_content() == PROBE_TEXT
+    assert page.locator("#drilldown .q-reference").text_content() == PROBES[2]
+    right = page.locator("#drilldown .config-column").nth(1)
+    assert right.locator(".answer-text").text_content() == PROBE_TEXT
+    # ids show direction overrides as visible code points; texts keep them, isolated
+    assert page.locator("#drilldown h2").text_content().startswith("Question [U+202E]evil[U+202C] txt.exe")
+    assert page.locator("#drilldown .q-question").evaluate("e => getComputedStyle(e).unicodeBidi") == "isolate"
+    assert column(page, "config-table", 0)[0].startswith(("<img src=x", "[U+202E]evil"))
+
+
+def test_a_page_of_runs_lists_each_querys_documents_with_their_grades(browser, tmp_path):
+    from rag_eval_adapters import evaluate
+    from rag_eval_adapters.compare import compare_reports
+    from rag_eval_adapters.reports import report_page
+
+    qrels = {"q1": {"d1": 2, "d3": 1}, "q2": {"d2": 1}}
+    runs = {"A": {"q1": {"d1": 0.9, "d2": 0.5, "d3": 0.4}, "q2": {"d1": 0.4, "d2": 0.3}},
+            "B": {"q1": {"d3": 0.8, "d1": 0.7}, "q2": {"d2": 0.9}}}
+    reports = {n: evaluate(qrels, r, ["ndcg@1", "ndcg@3", "recall@1", "recall@3"]) for n, r in runs.items()}
+    page_data = report_page(reports, title="A vs B", comparison=compare_reports(reports, n_permutations=50,
+                                                                                n_bootstrap=50),
+                            runs=runs, qrels=qrels)
+    watched = WatchedPage(browser, write_html_report(page_data, tmp_path / "runs.html"))
+    page = watched.page
+    assert column(page, "questions-table", 0) == ["q2", "q1"]
+    page.click("#questions-table .qbtn[data-question='0']")
+    left = page.locator("#drilldown .config-column").nth(0)
+    assert left.locator("h3").text_content() == "B"  # the best configuration overall on the left
+    assert left.locator(".chunk").evaluate_all("cs => cs.map(c => [c.dataset.chunkId, c.dataset.grade])") == [
+        ["d3", "1"], ["d1", "2"]]
+    assert left.locator(".chunk-text").count() == 0  # runs carry no text: ids and grades only
+    assert page.locator("#tests-table tbody tr").count() == 4
+    assert watched.console_errors() == [] and watched.foreign_requests() == []
+
+
+def test_a_page_with_nothing_but_a_title_and_one_configuration_loads_without_error(browser, tmp_path):
+    for data in ({"title": "empty", "configurations": []},
+                 {"title": "one", "configurations": [{"name": "only", "mean": {"map": 0.25}}]}):
+        watched = WatchedPage(browser, write_html_report(data, tmp_path / "page.html"))
+        assert watched.console_errors() == [] and watched.foreign_requests() == []
+        assert watched.page.locator("#questions p").text_content() == "No per-question data in this report."
+    assert column(watched.page, "config-table", 1) == ["0.250"]
