@@ -1,0 +1,102 @@
+"""``rag-eval meta-eval``: how far answer scorers agree with human labels, beside baselines and the ceiling."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, TextIO
+
+from ._common import CLIError, _emit, _one_line
+from ._io import check_confidence, check_count, check_inputs, check_outputs, output_format
+
+BUILTINS = ("ragchecker",)
+DEFAULT_METRICS = ("token_f1",)
+
+
+def add_parser(sub: Any) -> None:
+    """Register the command on the ``rag-eval`` subparsers."""
+    p = sub.add_parser(
+        "meta-eval", help="measure how far answer scorers agree with human labels",
+        description="Score both answers of every human-judged pair with each scorer and set the difference "
+                    "(answer 2 - answer 1) against the people's preferences: Pearson, Spearman, Kendall tau-b, "
+                    "accuracy and kappa on the preference's sign, each with a bootstrap interval over questions, "
+                    "overall and by domain; beside the baselines (answer length, overlap with the reference) "
+                    "and the annotator-vs-annotator ceiling.",
+    )
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--builtin", choices=BUILTINS,
+                        help="a labelled set shipped with the package: ragchecker (RAGChecker's 560 human "
+                             "labels on 280 answer pairs, Apache-2.0)")
+    source.add_argument("--data", metavar="FILE",
+                        help="pairwise judgements in RAGChecker's layout (a JSON list of rows with instance_id, "
+                             "dataset, query, gt_answer, model1, model2 and <label>_label on -2..2)")
+    p.add_argument("-m", "--metric", action="append", metavar="METRIC",
+                   help="an answer metric to measure: exact_match, token_f1, rouge_l, semantic_similarity "
+                        "(offline E5) or any name of `rag-eval answers` (repeatable or comma-separated; "
+                        "default token_f1)")
+    # An LLM judge (issue 22's judges package) joins here as one more scorer: --judge NAME, scored on the same
+    # answers and references and measured by the same meta_evaluate call as the metrics below.
+    p.add_argument("--label", action="append", metavar="LABEL",
+                   help="the human labels to test against (repeatable; default all: correctness, completeness, "
+                        "overall)")
+    p.add_argument("--statistic", action="append", metavar="NAME",
+                   help="statistics the table shows: pearson, spearman, kendall_tau_b, accuracy, kappa, "
+                        "kappa_quadratic (repeatable; default pearson and spearman; JSON and CSV hold all)")
+    p.add_argument("--no-baselines", action="store_true", help="leave out answer length and reference overlap")
+    p.add_argument("--embedder", default="e5", metavar="NAME",
+                   help="for semantic_similarity: 'e5' (offline, default) or 'openai:MODEL'")
+    p.add_argument("--base-url", metavar="URL", help="the OpenAI-compatible endpoint for --embedder openai:MODEL")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                   help="bootstrap resamples of questions for each interval (default 1000)")
+    p.add_argument("--confidence", type=float, default=0.95, metavar="C", help="interval coverage (default 0.95)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    p.add_argument("--format", choices=("table", "markdown", "csv", "json"),
+                   help="output format (default: by the --output extension, else table)")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the result to FILE instead of stdout")
+    p.set_defaults(func=cmd_meta_eval)
+
+
+def _scorers(args: argparse.Namespace) -> dict[str, Any]:
+    from ..agreement import AnswerScorer
+    from ..answers import parse_answer_metrics
+    from .answers import _embedder
+
+    names = [n.strip() for item in (args.metric or DEFAULT_METRICS) for n in item.split(",") if n.strip()]
+    try:
+        metrics = parse_answer_metrics(names)
+    except (TypeError, ValueError) as exc:
+        raise CLIError(_one_line(str(exc))) from None
+    embedder = _embedder(args.embedder, args.base_url) if any(m.needs_embedder for m in metrics) else None
+    return {m.key: AnswerScorer(m, embedder) for m in metrics}
+
+
+def cmd_meta_eval(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from ..agreement import STATISTICS, load_ragchecker, meta_evaluate
+    from ..agreement.render import render_meta_evaluation
+
+    check_count(args.bootstrap, "--bootstrap", maximum=1_000_000)
+    check_confidence(args.confidence)
+    check_count(args.seed, "--seed", minimum=0)
+    statistics = [s.strip() for item in (args.statistic or ("pearson", "spearman")) for s in item.split(",")
+                  if s.strip()]
+    unknown = [s for s in statistics if s not in STATISTICS]
+    if unknown or not statistics:
+        raise CLIError(f"--statistic {unknown[0] if unknown else ''}: choose from {', '.join(STATISTICS)}")
+    inputs = [(args.data, "judgements")] if args.data else []
+    check_inputs(inputs)
+    check_outputs([p for p, _ in inputs], output=args.output)
+    fmt = output_format(args.format, args.output)
+    if fmt not in ("table", "markdown", "csv", "json"):
+        raise CLIError(f"--output: meta-eval writes table, markdown, csv or json, not {fmt}")
+    scorers = _scorers(args)
+    try:
+        judgements = load_ragchecker(args.data) if args.data else load_ragchecker()
+        labels = [s.strip() for item in args.label for s in item.split(",") if s.strip()] if args.label else None
+        result = meta_evaluate(judgements, scorers, labels=labels, baselines=not args.no_baselines,
+                               n_bootstrap=args.bootstrap, confidence=args.confidence, seed=args.seed,
+                               source=args.builtin or args.data)
+    except (TypeError, ValueError, SyntaxError) as exc:
+        raise CLIError(_one_line(str(exc))) from None
+    except OSError as exc:
+        raise CLIError(f"cannot read {exc.filename}: {exc.strerror or exc}") from None
+    _emit(render_meta_evaluation(result, fmt, statistics), args.output, stdout, stderr)
+    return 0
