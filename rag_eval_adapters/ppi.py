@@ -55,7 +55,8 @@ import numpy as np
 
 from .intervals import MeanInterval, check_confidence, check_values, normal_quantile, t_quantile
 
-__all__ = ["PPIInterval", "ppi_mean", "ppi_paired", "ppi_mean_by_id", "ppi_paired_by_id", "tuned_lambda"]
+__all__ = ["PPIInterval", "ppi_mean", "ppi_paired", "ppi_mean_by_id", "ppi_paired_by_id", "tuned_lambda",
+           "corrected_means"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -273,3 +274,51 @@ def ppi_paired_by_id(judge_a: Mapping[Hashable, float], judge_b: Mapping[Hashabl
                       [judge_a[k] for k in labelled], [judge_b[k] for k in labelled],
                       [judge_a[k] for k in unlabelled], [judge_b[k] for k in unlabelled],
                       confidence=confidence, lam=lam, clip=clip, quantile=quantile)
+
+
+def corrected_means(report: Any, human: Mapping[Hashable, Mapping[str, float]], *, confidence: float = 0.95,
+                    quantile: str = "t") -> dict[str, PPIInterval]:
+    """The PPI++ mean of each metric of a :class:`~rag_eval_adapters.Report` that has human labels.
+
+    Parameters
+    ----------
+    report : Report
+        Per-query values of a judge or scorer (every scored query).
+    human : mapping
+        ``{query_id: {metric: human value}}`` for a subset of the report's queries
+        (:func:`~rag_eval_adapters.human_labels.read_human_labels` reads them from JSONL).
+    confidence, quantile
+        As in :func:`ppi_mean`.
+
+    Returns
+    -------
+    dict
+        Metric key -> :class:`PPIInterval`, for each metric of the report labelled on at least 2 of its queries
+        (and with at least one query unlabelled).
+
+    Raises
+    ------
+    ValueError
+        For a labelled query the report did not score, or a labelled metric the report does not have.
+    """
+    from .report import as_report
+
+    report = as_report(report, "report")
+    row_of = {q: i for i, q in enumerate(report.query_ids)}
+    unknown = [q for q in human if q not in row_of]
+    if unknown:
+        raise ValueError(f"{len(unknown)} human-labelled queries are not scored in the report, e.g. {unknown[0]!r}")
+    keys = list(report.keys)
+    extra = sorted({m for labels in human.values() for m in labels} - set(keys))
+    if extra:
+        raise ValueError(f"human label {extra[0]!r} is not a metric of the report ({', '.join(keys)})")
+    out: dict[str, PPIInterval] = {}
+    for j, key in enumerate(keys):
+        labelled = [q for q, labels in human.items() if key in labels]
+        if len(labelled) < 2 or len(labelled) == len(row_of):
+            continue
+        column = report.values[:, j]
+        judge = {q: float(column[i]) for q, i in row_of.items()}
+        out[key] = ppi_mean_by_id(judge, {q: float(human[q][key]) for q in labelled}, confidence=confidence,
+                                  quantile=quantile)
+    return out

@@ -199,3 +199,55 @@ def test_describe_and_repr_say_what_the_number_is():
 def test_bad_input_is_a_clear_error(args, kwargs, error, match):
     with pytest.raises(error, match=match):
         ppi_mean(*args, **kwargs)
+
+
+def test_corrected_means_of_a_report_from_a_labels_file(tmp_path):
+    from rag_eval_adapters import Report
+    from rag_eval_adapters.human_labels import read_human_labels
+    from rag_eval_adapters.ppi import corrected_means
+
+    rng = np.random.default_rng(6)
+    y, f = draw("biased", 300, rng, "graded")
+    report = Report.from_per_query({f"q{i}": {"faithfulness": float(f[i]), "f1": 0.5} for i in range(300)})
+    path = tmp_path / "human.jsonl"
+    path.write_text("".join(f'{{"query_id": "q{i}", "faithfulness": {y[i]}}}\n' for i in range(0, 300, 5)))
+    labels = read_human_labels(path)
+    assert list(labels) == [None] and len(labels[None]) == 60
+    corrected = corrected_means(report, labels[None])
+    assert list(corrected) == ["faithfulness"]  # f1 has no human label
+    rows = list(range(0, 300, 5))
+    others = [i for i in range(300) if i % 5]
+    assert corrected["faithfulness"] == ppi_mean(y[rows], f[rows], f[others])
+    with pytest.raises(ValueError, match="not scored in the report, e.g. 'zz'"):
+        corrected_means(report, {"zz": {"faithfulness": 1.0}})
+    with pytest.raises(ValueError, match="human label 'fluency' is not a metric of the report"):
+        corrected_means(report, {"q1": {"fluency": 1.0}})
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ('{"query_id": "q1", "faithfulness": "yes"}\n', r"human\.jsonl:1: the human label \"faithfulness\" must be"),
+        ('{"query_id": "q1"}\n', r"human\.jsonl:1: no label on the line"),
+        ('{"query_id": "q1", "f": 1}\n{"query_id": "q1", "f": 0}\n', r"human\.jsonl:2: query 'q1' is labelled twice"),
+        ('{"query_id": "q1", "run": 3, "f": 1}\n', r'human\.jsonl:1: "run" must be a string'),
+        ('{"f": 1}\n', r'human\.jsonl:1: missing "query_id"'),
+        ("\n", r"human\.jsonl: no human labels in the file"),
+    ],
+)
+def test_a_bad_labels_file_names_the_line(tmp_path, text, match):
+    from rag_eval_adapters.human_labels import read_human_labels
+
+    path = tmp_path / "human.jsonl"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=match):
+        read_human_labels(path)
+
+
+def test_labels_of_several_runs_are_kept_apart(tmp_path):
+    from rag_eval_adapters.human_labels import read_human_labels
+
+    path = tmp_path / "human.jsonl"
+    path.write_text('{"query_id": "q1", "run": "a", "f": 1}\n{"query_id": "q1", "run": "b", "f": 0}\n'
+                    '{"query_id": 2, "run": "a", "f": 0.5}\n')
+    assert read_human_labels(path) == {"a": {"q1": {"f": 1.0}, "2": {"f": 0.5}}, "b": {"q1": {"f": 0.0}}}
