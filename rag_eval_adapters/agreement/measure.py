@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..intervals import check_confidence, check_values
+from ..intervals import check_confidence
 from .stats import (
     _confusion,
     _kappa,
@@ -30,6 +30,7 @@ from .stats import (
     _weighted_kendall,
     _weighted_pearson,
     categories_of,
+    check_pair,
     codes,
 )
 
@@ -209,12 +210,7 @@ def measure_agreement(
     confidence = check_confidence(confidence)
     if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int) or n_bootstrap < 0:
         raise ValueError(f"n_bootstrap must be a non-negative int, got {n_bootstrap!r}")
-    x = check_values(scores, "scores", minimum=0)
-    y = check_values(labels, "labels", minimum=0)
-    if x.size != y.size:
-        raise ValueError(f"{x.size} scores but {y.size} labels; give one score per labelled item")
-    if x.size < 2:
-        raise ValueError(f"agreement needs at least 2 labelled items, got {x.size}")
+    x, y = check_pair(scores, labels)
     for name, given in (("groups", groups), ("clusters", clusters)):
         if given is not None and len(given) != x.size:
             raise ValueError(f"{len(given)} {name} for {x.size} items; give one per item")

@@ -125,7 +125,8 @@ def codes(values: np.ndarray, categories: np.ndarray, what: str) -> np.ndarray:
     return index
 
 
-def _pair(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+def check_pair(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """Scores and labels as two float arrays of one length, at least 2, all finite; ``ValueError`` otherwise."""
     from ..intervals import check_values
 
     xs = check_values(x, "scores", minimum=0)
@@ -133,7 +134,7 @@ def _pair(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarra
     if xs.size != ys.size:
         raise ValueError(f"{xs.size} scores but {ys.size} labels; give one score per labelled item")
     if xs.size < 2:
-        raise ValueError(f"agreement needs at least 2 items, got {xs.size}")
+        raise ValueError(f"agreement needs at least 2 labelled items, got {xs.size}")
     return xs, ys
 
 
@@ -144,26 +145,26 @@ def _one(value: np.ndarray) -> float | None:
 
 def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
     """Pearson's correlation of scores and labels (``None`` when either is constant)."""
-    xs, ys = _pair(x, y)
+    xs, ys = check_pair(x, y)
     return _one(_weighted_pearson(xs, ys, np.ones((1, xs.size))))
 
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
     """Spearman's rank correlation, ties at their average rank (``None`` when either is constant)."""
-    xs, ys = _pair(x, y)
+    xs, ys = check_pair(x, y)
     w = np.ones((1, xs.size))
     return _one(_weighted_pearson(_ranks(xs, w), _ranks(ys, w), w))
 
 
 def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float | None:
     """Kendall's tau-b, corrected for ties on both sides (``None`` when either is constant)."""
-    xs, ys = _pair(x, y)
+    xs, ys = check_pair(x, y)
     return _one(_weighted_kendall(xs, ys, np.ones((1, xs.size))))
 
 
 def confusion_matrix(x: Sequence[float], y: Sequence[float], scale: Sequence[float] | None = None) -> np.ndarray:
     """Counts of (scorer category, label category), categories sorted; both must lie on ``scale`` if given."""
-    xs, ys = _pair(x, y)
+    xs, ys = check_pair(x, y)
     cats = categories_of(xs, ys, scale)
     return _confusion(codes(xs, cats, "scores"), codes(ys, cats, "labels"), cats.size,
                       np.ones((1, xs.size)))[0].astype(np.int64)
@@ -174,7 +175,7 @@ def cohen_kappa(x: Sequence[float], y: Sequence[float], *, weights: str | None =
     """Cohen's kappa of a scorer's categories against the labels' (``weights``: ``None`` or ``"quadratic"``)."""
     if weights not in (None, "quadratic"):
         raise ValueError(f"weights must be None or 'quadratic', got {weights!r}")
-    xs, ys = _pair(x, y)
+    xs, ys = check_pair(x, y)
     cats = categories_of(xs, ys, scale)
     conf = _confusion(codes(xs, cats, "scores"), codes(ys, cats, "labels"), cats.size, np.ones((1, xs.size)))
     return _one(_kappa(conf, weights or "none"))
@@ -182,5 +183,5 @@ def cohen_kappa(x: Sequence[float], y: Sequence[float], *, weights: str | None =
 
 def accuracy(x: Sequence[float], y: Sequence[float]) -> float:
     """The share of items whose score equals the label."""
-    xs, ys = _pair(x, y)
+    xs, ys = check_pair(x, y)
     return float(np.mean(xs == ys))
