@@ -11,10 +11,9 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
-from functools import lru_cache
 from typing import Any
 
-from .measures import METRICS, Metric
+from ._registry import METRICS, Metric, names_of, unknown_name
 
 __all__ = ["MetricLike", "parse_metric", "parse_metrics"]
 
@@ -32,9 +31,8 @@ _DCG = {"log2": "linear", "exp-log2": "exponential", "linear": "linear", "expone
 _BOOL = {"true": True, "false": False, "1": True, "0": False}
 
 
-@lru_cache(maxsize=1)
 def _lookup() -> dict[str, type[Metric]]:
-    return {alias.lower(): cls for cls in METRICS.values() for alias in (cls.name, *cls.aliases)}
+    return {name: cls for name, (cls, _) in names_of("retrieval").items()}
 
 
 def parse_metric(spec: MetricLike) -> Metric:
@@ -170,4 +168,8 @@ def _unknown(spec: str, body: str, k: str | None) -> str:
     ]
     close = difflib.get_close_matches(body, candidates, n=1, cutoff=0.5)
     hint = f" (did you mean {close[0] + ('' if k is None else f'@{k}')!r}?)" if close else ""
-    return f"unknown metric {spec!r}{hint}. " + _valid()
+    claimed = unknown_name("retrieval", body)  # another family's name, when that family is loaded
+    if claimed:
+        hint = f" ({claimed})"
+    return (f"unknown metric {spec!r}{hint}. " + _valid()
+            + ". Answer metrics (the registry's answer family) are scored by rag_eval_adapters.answers.evaluate_answers")

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from .measures import F1, HitRate, Metric, Precision, Recall, parse_metric
+from .measures import Metric, Precision, Recall, TextRule, parse_metric
 from .validation import check_grade
 
 __all__ = [
@@ -212,20 +212,17 @@ def judge_texts(
     )
 
 
-TextRule = Literal["ranking", "coverage", "f1"]
-
-
 def text_rule(metric: Metric) -> TextRule:
-    """How a metric is scored under text matching (see :func:`score_texts`).
+    """How a metric is scored under text matching (see :func:`score_texts`): its class's ``text_rule``.
 
     ``"coverage"`` for recall and the granular hit rate (expected texts matched / expected texts), ``"f1"`` for
-    F1 (the harmonic mean of the ranking precision and the coverage), ``"ranking"`` for every other metric.
+    F1 (the harmonic mean of the ranking precision and the coverage), ``"ranking"`` for every other metric. A
+    metric class declares it (:attr:`rag_eval_adapters.measures.Metric.text_rule`, and ``granular_text_rule``
+    for a granular variant that differs), so a new metric states its rule where it is declared.
     """
-    if isinstance(metric, Recall) or (isinstance(metric, HitRate) and metric.granular):
-        return "coverage"
-    if isinstance(metric, F1):
-        return "f1"
-    return "ranking"
+    if metric.__dict__.get("granular") and getattr(metric, "granular_text_rule", None):
+        return metric.granular_text_rule
+    return metric.text_rule
 
 
 def score_texts(

@@ -31,16 +31,15 @@ for are the names they read back. A metric object made directly is labelled by i
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-from functools import lru_cache
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, field_validator
+from pydantic import field_validator
 
 from ._kernel import Judged
-from ._validation import as_judgments, as_ranking, finite
-from .validation import Cutoff, Flag, Gain, RelevanceLevel, check_level, plain_error
+from ._names import MetricLike, parse_metric, parse_metrics
+from ._registry import METRICS, Metric, TextRule
+from .validation import Flag, Gain, RelevanceLevel
 
 __all__ = [
     "Metric",
@@ -58,162 +57,9 @@ __all__ = [
     "parse_metrics",
     "metric_names",
     "default_metric_names",
+    "MetricLike",
+    "TextRule",
 ]
-
-
-METRICS: dict[str, type[Metric]] = {}
-"""The registry: canonical name -> metric class, in documentation order (a class registers itself by
-declaring a ``name``)."""
-
-
-class Metric(BaseModel):
-    """A retrieval metric with its options; ``m.score(retrieved_ids, expected)`` scores one query.
-
-    Subclasses declare the class variables below and implement :meth:`_compute` (one call of a
-    :class:`~rag_eval_adapters._kernel.Judged` method). Invalid options raise the ``ValueError``/``TypeError``
-    of :mod:`rag_eval_adapters.validation`.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    name: ClassVar[str]
-    """The canonical name, the start of every key (``"ndcg"``)."""
-    aliases: ClassVar[tuple[str, ...]] = ()
-    """Other names accepted by :func:`parse_metric` (case-insensitive), trec_eval's and ir_measures' among them."""
-    trec_eval: ClassVar[str] = ""
-    """trec_eval's name for the measure (``k`` standing for the cutoff), ``""`` when it has none."""
-    ir_measures: ClassVar[str] = ""
-    """ir_measures' name for the measure, ``""`` when it has none."""
-    function: ClassVar[str]
-    """The name of the per-query function in :mod:`rag_eval_adapters.metrics`."""
-    bounded: ClassVar[bool] = True
-    """Whether every value lies in [0, 1]."""
-    cutoff: ClassVar[bool] = True
-    """Whether the metric takes a cutoff ``k``."""
-    default: ClassVar[bool] = True
-    """Whether ``rag-eval`` computes it (at every ``--k``) when no metric is named."""
-
-    k: Cutoff = None
-    _label: str | None = PrivateAttr(default=None)
-
-    @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        super().__pydantic_init_subclass__(**kwargs)
-        if "name" in cls.__dict__:  # a metric, not a mixin of options
-            METRICS[cls.name] = cls
-
-    def __init__(self, **options: Any) -> None:
-        try:
-            super().__init__(**options)
-        except ValidationError as exc:
-            raise plain_error(exc, type(self).__name__) from None
-
-    @field_validator("k", mode="after")
-    @classmethod
-    def _takes_cutoff(cls, value: int | None) -> int | None:
-        if value is not None and not cls.cutoff:
-            raise ValueError(f"{cls.name} takes no cutoff; name it without '@k'")
-        return value
-
-    @classmethod
-    def of(cls, **options: Any) -> Metric:
-        """``cls(**options)``, validated once per distinct set of options (metrics are immutable)."""
-        try:
-            return _cached(cls, *((name, type(value), value) for name, value in options.items()))
-        except TypeError as exc:
-            if "unhashable" not in str(exc):
-                raise
-            return cls(**options)
-
-    # ------------------------------------------------------------------ names
-    @property
-    def options(self) -> str:
-        """The option suffix of the key (``""`` for defaults): ``_granular``, ``_exp``, ``_rel2``."""
-        fields = self.__dict__
-        out = "".join(suffix for field, value, suffix in _SUFFIXES if fields.get(field) == value)
-        rel = fields.get("rel")
-        return out if rel is None else f"{out}_rel{rel:g}"
-
-    @property
-    def key(self) -> str:
-        """Name, options and cutoff, e.g. ``hit_rate@3``, ``mrr_granular``, ``ndcg_exp@10``."""
-        return f"{self.name}{self.options}" + ("" if self.k is None else f"@{self.k}")
-
-    @property
-    def label(self) -> str:
-        """The name this metric was asked for (``"map@100"``), else its :attr:`key`: the name of its column."""
-        return (self.__pydantic_private__ or {}).get("_label") or self.key
-
-    def labelled(self, label: str) -> Metric:
-        """This metric, reported under ``label``."""
-        copy = self.model_copy()
-        copy._label = label
-        return copy
-
-    # ------------------------------------------------------------------ scoring
-    def score(
-        self,
-        retrieved_ids: Any,
-        expected: Any,
-        *,
-        relevance_level: float = 1,
-        query_id: Hashable | None = None,
-    ) -> float:
-        """The metric for one query.
-
-        Parameters
-        ----------
-        retrieved_ids : sequence or mapping
-            The ranking, best first; a mapping ``{id: score}`` is ranked as trec_eval ranks (score descending,
-            ties by id descending). A repeated id counts once, at its first rank.
-        expected : collection or mapping
-            The relevant ids (grade 1 each) or ``{id: grade}``.
-        relevance_level : float
-            The lowest grade that counts as relevant (a metric's own ``rel`` takes precedence).
-        query_id : hashable, optional
-            Names the query in error messages.
-        """
-        judged = as_judgments(expected, query_id)
-        ranking = as_ranking(retrieved_ids, query_id)
-        value = float(self.compute(Judged.from_rankings([ranking], [judged], check_level(relevance_level)))[0])
-        return finite(value, self.label, query_id)
-
-    def __call__(self, retrieved_ids: Any, expected: Any, **kwargs: Any) -> float:
-        """Same as :meth:`score`."""
-        return self.score(retrieved_ids, expected, **kwargs)
-
-    def compute(self, judged: Judged) -> np.ndarray:
-        """The metric for every query of a batch of statistics."""
-        rel = self.__dict__.get("rel")
-        return self._compute(judged if rel is None else judged.at_level(rel))
-
-    def _compute(self, judged: Judged) -> np.ndarray:
-        raise NotImplementedError
-
-    # ------------------------------------------------------------------ plumbing
-    def __eq__(self, other: Any) -> bool:
-        return type(self) is type(other) and self.__dict__ == other.__dict__
-
-    def __hash__(self) -> int:
-        return hash((type(self), tuple(self.__dict__.values())))
-
-    def __str__(self) -> str:
-        return self.label
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{name}={value!r}" for name, value in self.__dict__.items()
-                         if value != type(self).model_fields[name].default)
-        return f"{type(self).__name__}({args})"
-
-
-@lru_cache(maxsize=512)
-def _cached(cls: type[Metric], *options: tuple[str, type, Any]) -> Metric:
-    # each value comes with its type: True == 1 and hash alike, but k=True is refused and k=1 is not
-    return cls(**{name: value for name, _, value in options})
-
-
-# option field, value, key suffix: the options that show in a key
-_SUFFIXES = (("granular", True, "_granular"), ("gain", "exponential", "_exp"))
 
 
 class _Binary(Metric):
@@ -233,6 +79,8 @@ class _Binary(Metric):
 class _Granular(_Binary):
     granular: Flag = False
     """LlamaIndex's granular variant (``use_granular_hit_rate`` / ``use_granular_mrr``)."""
+    granular_text_rule: ClassVar[TextRule | None] = None
+    """The granular variant's rule under text matching, when it differs from ``text_rule``."""
 
 
 class _Graded(Metric):
@@ -266,6 +114,7 @@ class HitRate(_Granular):
     trec_eval: ClassVar[str] = "success_k"
     ir_measures: ClassVar[str] = "Success@k"
     function: ClassVar[str] = "hit_rate"
+    granular_text_rule: ClassVar[TextRule | None] = "coverage"  # N_k / R: the share of expected texts found
 
     def _compute(self, judged: Judged) -> np.ndarray:
         return judged.hit_rate(self.k, self.granular)
@@ -355,6 +204,7 @@ class Recall(_Binary):
     trec_eval: ClassVar[str] = "recall_k"
     ir_measures: ClassVar[str] = "R@k"
     function: ClassVar[str] = "recall"
+    text_rule: ClassVar[TextRule] = "coverage"
 
     def _compute(self, judged: Judged) -> np.ndarray:
         return judged.recall(self.k)
@@ -380,6 +230,7 @@ class F1(_Binary):
 
     name: ClassVar[str] = "f1"
     function: ClassVar[str] = "f1"
+    text_rule: ClassVar[TextRule] = "f1"
 
     def _compute(self, judged: Judged) -> np.ndarray:
         return judged.f1(self.k)
@@ -500,9 +351,6 @@ class NDCG(_Graded):
 
     def _compute(self, judged: Judged) -> np.ndarray:
         return judged.ndcg(self.k, self.gain)
-
-
-from ._names import MetricLike, parse_metric, parse_metrics  # noqa: E402, F401  (the parser reads the registry; MetricLike re-exported)
 
 
 def metric_names() -> list[str]:

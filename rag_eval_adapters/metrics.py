@@ -33,9 +33,10 @@ from typing import Any
 
 from ._kernel import Judged
 from ._validation import as_judgments, check_gain, check_grade, check_k, finite
-from .measures import METRICS, Metric
+from .measures import DCG, F1, MRR, NDCG, AveragePrecision, HitRate, Metric, Precision, Recall, RPrecision
 
-__all__ = [cls.function for cls in METRICS.values()] + ["idcg", "dcg_at_k", "idcg_at_k", "ndcg_at_k"]
+__all__ = ["hit_rate", "mrr", "precision", "recall", "f1", "average_precision", "r_precision", "dcg", "ndcg", "idcg",
+           "dcg_at_k", "idcg_at_k", "ndcg_at_k"]
 
 Expected = Iterable[Hashable] | Mapping[Hashable, float]
 Retrieved = Sequence[Hashable] | Mapping[Hashable, float]
@@ -64,43 +65,58 @@ _OPTION_DOC = {
 }
 
 
-def _function(cls: type[Metric]) -> Callable[..., float]:
-    """The per-query function of a registry metric: its options (cutoff first) as positional parameters."""
-    options = [name for name in cls.model_fields if name != "rel" and (name != "k" or cls.cutoff)]
-    defaults = {f"_{name}": cls.model_fields[name].default for name in options}
-    source = (
-        f"def {cls.function}(retrieved_ids, expected, "
-        + "".join(f"{name}=_{name}, " for name in options)
-        + "*, relevance_level=1, query_id=None):\n"
-        + f"    return _metric({', '.join(f'{name}={name}' for name in options)})"
-        + ".score(retrieved_ids, expected, relevance_level=relevance_level, query_id=query_id)\n"
+def _function_for(cls: type[Metric]) -> Callable[..., float]:
+    """The per-query function of a registry metric: ``f(retrieved_ids, expected, <options>, *, relevance_level,
+    query_id)``, its options (cutoff first) positional, as its class declares them; signature and docstring
+    derived from the class (the adapters' classes are made from the same declarations)."""
+    options = cls.option_parameters(exclude=("rel",))
+    names = [option.name for option in options]
+    defaults = {option.name: option.default for option in options}
+    title = cls.function
+
+    def function(retrieved_ids: Retrieved, expected: Expected, *args: Any, relevance_level: float = 1,
+                 query_id: Hashable | None = None, **kwargs: Any) -> float:
+        if len(args) > len(names):
+            raise TypeError(f"{title}() takes {2 + len(names)} positional arguments but {2 + len(args)} were given")
+        given = dict(zip(names, args, strict=False))
+        for name in kwargs:
+            if name not in defaults:
+                raise TypeError(f"{title}() got an unexpected keyword argument {name!r}")
+            if name in given:
+                raise TypeError(f"{title}() got multiple values for argument {name!r}")
+        values = {**defaults, **given, **kwargs}
+        metric = cls.of(**values)
+        return metric.score(retrieved_ids, expected, relevance_level=relevance_level, query_id=query_id)
+
+    P = inspect.Parameter
+    function.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [P("retrieved_ids", P.POSITIONAL_OR_KEYWORD, annotation=Retrieved),
+         P("expected", P.POSITIONAL_OR_KEYWORD, annotation=Expected), *options,
+         P("relevance_level", P.KEYWORD_ONLY, default=1, annotation=float),
+         P("query_id", P.KEYWORD_ONLY, default=None, annotation=Hashable | None)],
+        return_annotation=float,
     )
-    namespace: dict[str, Any] = {"_metric": cls.of, "_cls": cls, **defaults}
-    exec(source, namespace)  # a real function, with the registry's signature, as dataclasses builds __init__
-    function = namespace[cls.function]
+    function.__name__ = function.__qualname__ = title
     function.__module__ = __name__
-    function.__annotations__ = {"retrieved_ids": Retrieved, "expected": Expected, "relevance_level": float,
-                                "query_id": Hashable | None, "return": float}
     summary, _, rest = inspect.getdoc(cls).partition("\n")
     function.__doc__ = (
         f"{summary}\n\nThe per-query form of :class:`rag_eval_adapters.measures.{cls.__name__}`.\n"
-        + _PARAMETERS_DOC.replace("{options}", "".join(_OPTION_DOC[name] for name in options))
+        + _PARAMETERS_DOC.replace("{options}", "".join(_OPTION_DOC[name] for name in names))
         + "\n" + rest.strip("\n") + "\n"
     )
     return function
 
 
-_FUNCTIONS = {cls.function: _function(cls) for cls in METRICS.values()}
-globals().update(_FUNCTIONS)  # every registry metric's function; the names below are spelled out for readers
-hit_rate = _FUNCTIONS["hit_rate"]
-mrr = _FUNCTIONS["mrr"]
-precision = _FUNCTIONS["precision"]
-recall = _FUNCTIONS["recall"]
-f1 = _FUNCTIONS["f1"]
-average_precision = _FUNCTIONS["average_precision"]
-r_precision = _FUNCTIONS["r_precision"]
-dcg = _FUNCTIONS["dcg"]
-ndcg = _FUNCTIONS["ndcg"]
+# one function per registry metric, each named here so that readers, IDEs and type checkers see it
+hit_rate = _function_for(HitRate)
+mrr = _function_for(MRR)
+precision = _function_for(Precision)
+recall = _function_for(Recall)
+f1 = _function_for(F1)
+average_precision = _function_for(AveragePrecision)
+r_precision = _function_for(RPrecision)
+dcg = _function_for(DCG)
+ndcg = _function_for(NDCG)
 
 
 def idcg(

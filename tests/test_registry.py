@@ -4,6 +4,7 @@ trec_eval's, ir_measures') read back as written, and docs/metrics.md kept in ste
 from __future__ import annotations
 
 import doctest
+import importlib.util
 import inspect
 import json
 import re
@@ -13,12 +14,14 @@ import pytest
 from cli_support import run_cli, write_trec_qrels, write_trec_run
 
 from rag_eval_adapters import evaluate, evaluate_columns, measures, metrics, validation
+from rag_eval_adapters.answers import ANSWER_METRICS, evaluate_answers
 from rag_eval_adapters.langchain import RetrievalMetricEvaluator, RetrievalMetricsEvaluator
 from rag_eval_adapters.langchain import evaluators as lc_evaluators
 from rag_eval_adapters.llamaindex import metrics_from_names
+from rag_eval_adapters.matching import score_texts
 from rag_eval_adapters.measures import METRICS, parse_metric
 
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "metrics.md"
+ROOT = Path(__file__).resolve().parents[1]
 
 RANKING = ["d3", "d1", "d4", "d2", "d9"]
 GRADES = {"d1": 1, "d2": 2, "d7": 3, "d9": 0}
@@ -67,62 +70,29 @@ def test_docstring_examples_run():
             assert doctest.DocTestRunner().run(test).failed == 0, cls.__name__
 
 
-def registry_table() -> str:
-    """The names table of docs/metrics.md, generated from the registry."""
-    rows = ["| ours | aliases | trec_eval | ir_measures | options |", "| --- | --- | --- | --- | --- |"]
+def _generator():
+    """tools/gen_metric_docs.py, loaded by path (a development tool, not part of the package)."""
+    spec = importlib.util.spec_from_file_location("gen_metric_docs", ROOT / "tools" / "gen_metric_docs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("page", ["metrics.md", "answers.md"])
+def test_docs_tables_and_definitions_are_the_generator_output(page):
+    generator = _generator()
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    assert generator.rendered(page, text) == text, "regenerate with: python tools/gen_metric_docs.py"
+
+
+def test_generated_docs_follow_the_registry():
+    generator = _generator()
     for cls in METRICS.values():
-        options = [f"`{name}`" for name in cls.model_fields if name != "k"]
-        name = f"`{cls.name}@k`" if cls.cutoff else f"`{cls.name}` (no cutoff)"
-        rows.append(" | ".join([
-            f"| {name}",
-            ", ".join(f"`{alias}`" for alias in cls.aliases) or "—",
-            f"`{cls.trec_eval}`" if cls.trec_eval else "—",
-            f"`{cls.ir_measures}`" if cls.ir_measures else "—",
-            ", ".join(options) or "—",
-        ]) + " |")
-    return "\n".join(rows) + "\n"
-
-
-def _markdown(text: str) -> str:
-    text = re.sub(r":math:`([^`]*)`", r"$\1$", text)
-    text = re.sub(r":class:`~?([^`]*)`", lambda m: m[1].rsplit(".", 1)[-1], text)
-    return text.replace("``", "`")
-
-
-def registry_definitions() -> str:
-    """The definitions of docs/metrics.md, generated from the registry classes' docstrings."""
-    out = []
-    for cls in METRICS.values():
-        doc = inspect.getdoc(cls)
-        summary, rest = doc.split("\n", 1)
-        formula = re.search(r"\.\. math:: (.*)", rest)[1]
-        notes = rest.split(formula, 1)[1].split("References")[0].strip()
-        reference = rest.split("----------\n", 1)[1].split("\n\n")[0].strip()
-        names = f"`{cls.name}`" + "".join(f", `{a}`" for a in cls.aliases)
-        out.append(
-            f"**{_markdown(summary)}** ({names})\n\n$${formula}$$\n\n{_markdown(' '.join(notes.split()))}\n\n"
-            f"*Reference*: {' '.join(reference.split())}\n"
-        )
-    return "\n".join(out)
-
-
-def _block(name: str) -> str:
-    text = DOCS.read_text(encoding="utf-8")
-    start, end = f"<!-- registry {name}: start -->\n", f"<!-- registry {name}: end -->"
-    assert start in text and end in text
-    return text.split(start, 1)[1].split(end, 1)[0]
-
-
-def test_docs_metric_definitions_are_the_registry_docstrings():
-    assert _block("definitions") == registry_definitions(), "regenerate with tests/test_registry.py"
-
-
-def test_docs_metric_table_is_the_registry():
-    text = DOCS.read_text(encoding="utf-8")
-    start, end = "<!-- registry table: start -->\n", "<!-- registry table: end -->"
-    assert start in text and end in text
-    table = text.split(start, 1)[1].split(end, 1)[0]
-    assert table == registry_table(), "regenerate the table with tests/test_registry.py:registry_table()"
+        assert f"`{cls.name}" in generator.retrieval_table() and inspect.getdoc(cls).split("\n")[0] in \
+            generator.retrieval_definitions()
+    for cls in ANSWER_METRICS.values():
+        assert f"`{cls.name}`" in generator.answer_table()
+        assert re.search(r"\.\. math:: (.*)", inspect.getdoc(cls))[1] in generator.answer_definitions()
 
 
 # ------------------------------------------------------------------------------ names (issue 10, items 18, 19)
@@ -192,13 +162,18 @@ def test_cli_json_reads_names_back_as_written(tmp_path):
     assert code == 2 and "did you mean 'ndcg@10'?" in err and err.startswith("rag-eval: error:")
 
 
-def test_cli_defaults_and_demo_come_from_the_registry():
+def test_cli_defaults_and_demo_come_from_the_registry(tmp_path):
     from rag_eval_adapters.bench import METRIC_DEFINITIONS
     from rag_eval_adapters.bench.scoring import metric_keys
-    from rag_eval_adapters.cli._common import DEFAULT_METRICS
 
     defaults = [name for name, cls in METRICS.items() if cls.default]
-    assert list(DEFAULT_METRICS) == defaults == ["hit_rate", "mrr", "precision", "recall", "f1", "ap", "ndcg"]
+    assert measures.default_metric_names() == defaults == ["hit_rate", "mrr", "precision", "recall", "f1", "ap",
+                                                            "ndcg"]
+    qrels = write_trec_qrels(tmp_path / "q.qrels", QRELS)
+    run = write_trec_run(tmp_path / "r.run", RUN)
+    code, out, err = run_cli("evaluate", "--qrels", qrels, "--run", run, "--k", "2,5", "--format", "json")
+    assert code == 0, err
+    assert list(json.loads(out)["mean"]) == [f"{name}@{k}" for name in defaults for k in (2, 5)]
     # the benchmark (and so the demo) reports registry metrics under their registry keys
     assert set(METRIC_DEFINITIONS) <= set(defaults)
     assert metric_keys([1, 10]) == [parse_metric(f"{m}@{k}").key for m in METRIC_DEFINITIONS for k in (1, 10)]
@@ -226,3 +201,104 @@ def test_every_registry_metric_has_an_importable_adapter_class():
         assert getattr(li_metrics, cls.__name__)._core_cls is cls
         if cls.bounded:
             assert getattr(evaluators, f"{cls.__name__}Evaluator") is evaluators.EVALUATORS[name]
+
+
+# ------------------------------------------------------------------------------ metric objects, not label text
+SORT_QRELS = {"qa": {"d1": 1, "d2": 3}, "qb": {"d5": 3, "d6": 1}, "qc": {"d8": 2}}
+SORT_RUN = {"qa": ["d1", "x", "y", "d2"], "qb": ["x", "d5", "d6"], "qc": ["x", "y", "d8"]}
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv", "markdown", "table"])
+def test_per_query_listing_sorts_by_ndcg_whatever_its_spelling(fmt):
+    from rag_eval_adapters.reports import render_evaluation
+
+    asked = evaluate(SORT_QRELS, SORT_RUN, ["mrr", "nDCG@10"])
+    plain = evaluate(SORT_QRELS, SORT_RUN, ["mrr", "ndcg@10"])
+    by_mrr = sorted(plain.per_query, key=lambda q: (plain.per_query[q]["mrr"], q))
+    by_ndcg = sorted(plain.per_query, key=lambda q: (plain.per_query[q]["ndcg@10"], q))
+    assert by_mrr != by_ndcg  # the data tells the two orders apart
+    asked_text = render_evaluation(asked, fmt, per_query=True)
+    plain_text = render_evaluation(plain, fmt, per_query=True)
+    assert asked_text == plain_text.replace("ndcg@10", "nDCG@10")
+    if fmt == "json":
+        data = json.loads(asked_text)
+        assert data["sort_by"] == "nDCG@10"
+        assert [row["query_id"] for row in data["worst_queries"]] == by_ndcg
+
+
+def test_cli_sorts_per_query_by_ndcg_asked_in_ir_measures_spelling(tmp_path):
+    qrels = write_trec_qrels(tmp_path / "q.qrels", SORT_QRELS)
+    run = write_trec_run(tmp_path / "r.run", SORT_RUN)
+    outputs = []
+    for names in ("mrr,nDCG@10", "mrr,ndcg@10"):
+        code, out, err = run_cli("evaluate", "--qrels", qrels, "--run", run, "-m", names, "--per-query",
+                                 "--format", "json")
+        assert code == 0, err
+        outputs.append(json.loads(out))
+    asked, plain = outputs
+    assert asked["sort_by"] == "nDCG@10" and plain["sort_by"] == "ndcg@10"
+    assert [r["query_id"] for r in asked["worst_queries"]] == [r["query_id"] for r in plain["worst_queries"]]
+
+
+# ------------------------------------------------------------------------------ one name, one metric per family
+ANSWERS = [{"query_id": "q1", "prediction": "the cat sat", "reference": "a cat sat down"},
+           {"query_id": "q2", "prediction": "dogs bark", "reference": "dogs bark loudly"}]
+
+
+def test_f1_is_retrieval_f1_in_evaluate_and_token_f1_where_answers_are_scored():
+    assert evaluate(QRELS, RUN, ["f1"]).mean["f1"] == evaluate(QRELS, RUN, [measures.F1()]).mean["f1"]
+    answers = evaluate_answers(ANSWERS, ["f1", "token_recall"], progress=False)
+    assert answers.mean == evaluate_answers(ANSWERS, ["token_f1", "token_recall"], progress=False).mean
+    assert answers.per_query["q1"]["f1"] == pytest.approx(0.8)  # {cat, sat} of 2 and 3 tokens
+    with pytest.raises(ValueError, match=r"'token_f1' is an answer metric \(rag_eval_adapters.answers.metrics.TokenF1\), "
+                                         r"not a retrieval metric\).*scored by rag_eval_adapters.answers.evaluate_answers"):
+        evaluate(QRELS, RUN, ["token_f1"])
+
+
+@pytest.mark.parametrize(
+    ("name", "choices"),
+    [
+        ("precision", r"ambiguous among the answer metrics: it could be token_precision, rouge_l_precision, "
+                      r"rouge_l_stem_precision; name one"),
+        ("recall", r"'recall' is a retrieval metric .*Recall.*; 'recall' is ambiguous among the answer metrics: "
+                   r"it could be token_recall, rouge_l_recall, rouge_l_stem_recall"),
+        ("ndcg@10", r"'ndcg@10' is a retrieval metric \(NDCG\(k=10\)\), scored by rag_eval_adapters.evaluate"),
+    ],
+)
+def test_an_ambiguous_or_other_family_name_lists_the_choices(name, choices):
+    with pytest.raises(ValueError, match=choices) as info:
+        evaluate_answers(ANSWERS, [name], progress=False)
+    assert "Answer metrics: exact_match, em, token_f1, f1" in str(info.value)
+
+
+def test_an_answer_metric_checks_its_options_as_a_retrieval_metric_does():
+    from rag_eval_adapters.answers import RougeL, TokenF1
+
+    with pytest.raises(ValueError, match=r"TokenF1: part: Input should be 'f1', 'precision' or 'recall'"):
+        TokenF1(part="f2")
+    with pytest.raises(ValueError, match=r"RougeL: unknown option 'stemming'"):
+        RougeL(stemming=True)
+    assert ANSWER_METRICS["rouge_l"] is RougeL and RougeL.family == "answer" and METRICS["f1"].family == "retrieval"
+    assert TokenF1("recall") == TokenF1(part="recall") and TokenF1("recall").key == "token_recall"
+    with pytest.raises(TypeError, match="got two values for 'part'"):
+        TokenF1("recall", part="f1")
+
+
+@pytest.fixture
+def coverage_mrr():
+    """A new registry metric (MRR's formula) that declares the coverage rule for text matching."""
+
+    class CoverageMRR(measures.MRR):
+        name = "coverage_mrr"
+        text_rule = "coverage"
+
+    yield CoverageMRR
+    del METRICS["coverage_mrr"]
+
+
+def test_a_new_metric_class_picks_its_text_matching_rule_from_its_class_attribute(coverage_mrr):
+    retrieved = ["Rome", "Paris is in France.", "Berlin"]
+    expected = ["paris", "madrid", "berlin"]
+    assert score_texts(measures.MRR(), retrieved, expected) == 0.5  # ranking: 1 / the rank of Paris
+    assert score_texts(coverage_mrr(), retrieved, expected) == pytest.approx(2 / 3)  # coverage: 2 of 3 found
+    assert parse_metric("coverage_mrr@2") == coverage_mrr(k=2)  # registered by declaring its name

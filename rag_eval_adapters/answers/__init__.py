@@ -20,6 +20,7 @@ from .embedders import CallableEmbedder, E5Embedder, Embedder
 from .evaluation import evaluate_answers
 from .lexical import Overlap, exact_match, lcs_length, rouge_l, token_f1
 from .metrics import (
+    ANSWER_METRICS,
     AnswerMetric,
     ExactMatch,
     RougeL,
@@ -51,6 +52,7 @@ __all__ = [
     "OpenAIEmbedder",
     "CachedEmbedder",
     "AnswerMetric",
+    "ANSWER_METRICS",
     "ExactMatch",
     "TokenF1",
     "RougeL",

@@ -96,8 +96,11 @@ def evaluate_answers(
         Each with ``query_id``, ``prediction`` and ``reference`` (a string) or ``references`` (one string or a
         list: the best match counts). Other fields (e.g. ``query_type``) are kept as the query's attributes.
     metrics : names or :class:`~rag_eval_adapters.answers.metrics.AnswerMetric` objects
-        ``em``, ``f1``, ``token_precision``, ``token_recall``, ``rouge_l`` (``_precision``/``_recall``,
-        ``rouge_l_stem...``), ``semantic_similarity``.
+        Names of the answer family of the registry (:data:`~rag_eval_adapters.answers.ANSWER_METRICS`, listed
+        in ``docs/answers.md``): ``exact_match``/``em``, ``token_f1``/``f1`` (here ``f1`` is token F1: an answer
+        has no ranking), ``token_precision``, ``rouge_l_stem_recall``, ``semantic_similarity``... A retrieval
+        metric's name, or one several answer metrics share (``precision``), is a ``ValueError`` listing the
+        choices.
     embedder : Embedder, optional
         Needed by ``semantic_similarity``; e.g. :class:`~rag_eval_adapters.answers.E5Embedder`. Each distinct
         text is embedded once.

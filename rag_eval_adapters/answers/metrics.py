@@ -1,4 +1,17 @@
-"""Answer metrics as small objects with a key, and a parser for their names (``em``, ``f1``, ``rouge_l``...).
+r"""Answer metrics: classes of the metric registry's ``"answer"`` family, and the parser of their names.
+
+Each answer metric is declared once, as a class, like the retrieval metrics of
+:mod:`rag_eval_adapters.measures`: its canonical ``name``, its ``aliases``, its named ``variants`` (a name with
+options, e.g. ``token_recall``), its options (pydantic fields, checked when the object is made) and its
+formula in the docstring. Declaring the class registers it; :func:`parse_answer_metric`, the names table and
+the definitions of ``docs/answers.md`` and the error messages are derived from the registry.
+
+Names within the family: ``exact_match`` (``em``), ``token_f1`` (``f1``), ``token_precision``,
+``token_recall``, ``rouge_l`` (``rougeL``; ``rouge_l_precision``, ``rouge_l_recall``, ``rouge_l_stem...``) and
+``semantic_similarity``. A name means one metric within its family: ``f1`` is token F1 where answers are
+scored (an answer has no ranking, so it cannot be retrieval F1 there) and retrieval F1 in ``evaluate``. A
+retrieval name given here (``ndcg@10``), or a name several answer metrics share a part of (``precision``:
+``token_precision`` or ``rouge_l_precision``), is a ``ValueError`` listing the choices.
 
 >>> parse_answer_metrics(["em", "f1", "rouge_l_stem", "semantic_similarity"])
 [ExactMatch(), TokenF1(), RougeL(stem=True), SemanticSimilarity()]
@@ -9,9 +22,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Literal
 
+from pydantic import InstanceOf
+
+from .._registry import REGISTRY, Registered, close_name, names_of, unknown_name
+from ..measures import parse_metric  # the retrieval family, so a retrieval name is recognised here
 from .embedders import Embedder
 from .lexical import exact_match, rouge_l, token_f1
 from .normalize import ROUGE, SQUAD, Normalization
@@ -23,20 +39,36 @@ __all__ = [
     "TokenF1",
     "RougeL",
     "SemanticSimilarity",
+    "ANSWER_METRICS",
     "parse_answer_metric",
     "parse_answer_metrics",
     "answer_metric_names",
 ]
 
+FAMILY = "answer"
 Part = Literal["f1", "precision", "recall"]
 
 
-@dataclass(frozen=True)
-class AnswerMetric:
-    """An answer metric: ``m.score(prediction, references)`` scores one answer in [0, 1]."""
+class AnswerMetric(Registered):
+    """An answer metric: ``m.score(prediction, references)`` scores one answer in [0, 1].
 
-    name: ClassVar[str] = ""
+    Subclasses declare ``name`` (which registers them in the ``"answer"`` family), ``aliases``, ``variants``,
+    their options as fields and :meth:`score`; the formula goes in the docstring, under ``.. math::``.
+    """
+
+    family: ClassVar[str] = FAMILY
     needs_embedder: ClassVar[bool] = False
+    """Whether :meth:`score` needs an embedder (``evaluate_answers`` then requires one)."""
+
+    def __init__(self, *args: Any, **options: Any) -> None:
+        fields = list(type(self).model_fields)  # options may also be given in order, as before (TokenF1("recall"))
+        if len(args) > len(fields):
+            raise TypeError(f"{type(self).__name__} takes at most {len(fields)} options, got {len(args)}")
+        for name, value in zip(fields, args, strict=False):
+            if name in options:
+                raise TypeError(f"{type(self).__name__} got two values for {name!r}")
+            options[name] = value
+        super().__init__(**options)
 
     @property
     def key(self) -> str:
@@ -50,38 +82,57 @@ class AnswerMetric:
     def __str__(self) -> str:
         return self.key
 
-    def __repr__(self) -> str:
-        args = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)
-                         if getattr(self, f.name) != f.default)
-        return f"{type(self).__name__}({args})"
+
+ANSWER_METRICS: dict[str, type[AnswerMetric]] = REGISTRY.setdefault(FAMILY, {})  # type: ignore[assignment]
+"""The answer metrics: canonical name -> class, in documentation order."""
 
 
-def _check_part(part: str) -> None:
-    if part not in ("f1", "precision", "recall"):
-        raise ValueError(f"part must be 'f1', 'precision' or 'recall', got {part!r}")
-
-
-@dataclass(frozen=True, repr=False)
 class ExactMatch(AnswerMetric):
-    """1 when the normalised answer equals a normalised reference (SQuAD's EM); key ``em``."""
+    r"""Exact match: 1 when the normalised answer equals a normalised reference, else 0 (SQuAD's EM).
 
-    name: ClassVar[str] = "em"
-    normalization: Normalization = SQUAD
+    .. math:: \mathrm{EM} = \max_{r} \mathbb{1}[\mathrm{tokens}(a) = \mathrm{tokens}(r)]
+
+    :math:`\mathrm{tokens}` is the normalisation of the ``SQUAD`` preset (see above); two answers that are both
+    empty after it match (``"The"`` vs ``"a"`` scores 1), as in SQuAD v1.1. Key ``em``.
+
+    References
+    ----------
+    P. Rajpurkar et al., "SQuAD: 100,000+ Questions for Machine Comprehension of Text", EMNLP 2016.
+    """
+
+    name: ClassVar[str] = "exact_match"
+    aliases: ClassVar[tuple[str, ...]] = ("em",)
+    normalization: InstanceOf[Normalization] = SQUAD
+
+    @property
+    def key(self) -> str:
+        return "em"
 
     def score(self, prediction: str, references: Any, embedder: Embedder | None = None) -> float:
         return exact_match(prediction, references, normalization=self.normalization)
 
 
-@dataclass(frozen=True, repr=False)
 class TokenF1(AnswerMetric):
-    """Token-overlap F1 (SQuAD's F1), or its precision or recall; keys ``f1``, ``token_precision``, ``token_recall``."""
+    r"""Token F1: the harmonic mean of token precision and recall (SQuAD's F1), or one of the two.
 
-    name: ClassVar[str] = "f1"
+    .. math:: \mathrm{F1} = \max_{r} \frac{2PR}{P + R}, \quad P = \frac{|a \cap r|}{|a|}, \quad R = \frac{|a \cap r|}{|r|}
+
+    :math:`a \cap r` is the multiset intersection of the token lists; 0 when there is no overlap or a side is
+    empty. With several references the one of highest F1 counts (its precision and recall with it). Keys
+    ``f1``, ``token_precision``, ``token_recall``.
+
+    References
+    ----------
+    P. Rajpurkar et al., "SQuAD: 100,000+ Questions for Machine Comprehension of Text", EMNLP 2016.
+    """
+
+    name: ClassVar[str] = "token_f1"
+    aliases: ClassVar[tuple[str, ...]] = ("f1",)
+    variants: ClassVar[dict[str, dict[str, Any]]] = {
+        "token_precision": {"part": "precision"}, "token_recall": {"part": "recall"},
+    }
     part: Part = "f1"
-    normalization: Normalization = SQUAD
-
-    def __post_init__(self) -> None:
-        _check_part(self.part)
+    normalization: InstanceOf[Normalization] = SQUAD
 
     @property
     def key(self) -> str:
@@ -91,17 +142,31 @@ class TokenF1(AnswerMetric):
         return getattr(token_f1(prediction, references, normalization=self.normalization), self.part)
 
 
-@dataclass(frozen=True, repr=False)
 class RougeL(AnswerMetric):
-    """ROUGE-L F (or precision/recall), optionally stemmed; keys ``rouge_l``, ``rouge_l_stem_recall``..."""
+    r"""ROUGE-L: the F measure of the longest common subsequence of the token lists (or its P or R).
+
+    .. math:: \mathrm{ROUGE\text{-}L} = \max_{r} \frac{2PR}{P + R}, \quad P = \frac{\mathrm{LCS}(a, r)}{|a|}, \quad R = \frac{\mathrm{LCS}(a, r)}{|r|}
+
+    0 when a side has no tokens; several references: the highest F counts, as ``rouge-score``'s
+    ``score_multi``. ``stem=True`` applies NLTK's Porter stemmer, as ``rouge-score`` does, to ASCII tokens
+    longer than three characters (other scripts are left alone; ``nltk`` comes with the ``answers`` extra and
+    is imported only when stemming is asked for). The LCS is computed bit-parallel (Hyyrö 2004), in
+    :math:`O(nm/64)`. Keys ``rouge_l``, ``rouge_l_precision``, ``rouge_l_recall``, ``rouge_l_stem...``.
+
+    References
+    ----------
+    C.-Y. Lin, "ROUGE: A Package for Automatic Evaluation of Summaries", ACL Workshop 2004.
+    """
 
     name: ClassVar[str] = "rouge_l"
+    aliases: ClassVar[tuple[str, ...]] = ("rougeL",)
+    variants: ClassVar[dict[str, dict[str, Any]]] = {
+        "rouge_l" + ("_stem" if stem else "") + ("" if part == "f1" else f"_{part}"): {"part": part, "stem": stem}
+        for stem in (False, True) for part in ("f1", "precision", "recall") if stem or part != "f1"
+    }
     part: Part = "f1"
     stem: bool = False
-    normalization: Normalization = ROUGE
-
-    def __post_init__(self) -> None:
-        _check_part(self.part)
+    normalization: InstanceOf[Normalization] = ROUGE
 
     @property
     def key(self) -> str:
@@ -112,17 +177,22 @@ class RougeL(AnswerMetric):
         return getattr(overlap, self.part)
 
 
-@dataclass(frozen=True, repr=False)
 class SemanticSimilarity(AnswerMetric):
-    """Cosine similarity of the answer's and the best reference's embeddings; key ``semantic_similarity``."""
+    r"""Semantic similarity: the cosine of the answer's and the best reference's embeddings, clipped at 0.
+
+    .. math:: \mathrm{sim} = \max_{r} \max\left(0, \frac{e(a) \cdot e(r)}{\lVert e(a) \rVert \, \lVert e(r) \rVert}\right)
+
+    Both texts are embedded as queries (``side="query"``, E5's advice for symmetric tasks) or as passages
+    (``side="passage"``, as LlamaIndex's ``SemanticSimilarityEvaluator``). Needs an embedder.
+
+    References
+    ----------
+    L. Wang et al., "Text Embeddings by Weakly-Supervised Contrastive Pre-training", arXiv:2212.03533, 2022.
+    """
 
     name: ClassVar[str] = "semantic_similarity"
     needs_embedder: ClassVar[bool] = True
     side: Literal["query", "passage"] = "query"
-
-    def __post_init__(self) -> None:
-        if self.side not in ("query", "passage"):
-            raise ValueError(f"side must be 'query' or 'passage', got {self.side!r}")
 
     def score(self, prediction: str, references: Any, embedder: Embedder | None = None) -> float:
         if embedder is None:
@@ -130,38 +200,49 @@ class SemanticSimilarity(AnswerMetric):
         return semantic_similarity(prediction, references, embedder, side=self.side)
 
 
-_NAMES: dict[str, AnswerMetric] = {
-    "em": ExactMatch(),
-    "exact_match": ExactMatch(),
-    "f1": TokenF1(),
-    "token_f1": TokenF1(),
-    "token_precision": TokenF1(part="precision"),
-    "token_recall": TokenF1(part="recall"),
-    "semantic_similarity": SemanticSimilarity(),
-}
-for _stem in (False, True):
-    for _part in ("f1", "precision", "recall"):
-        _m = RougeL(part=_part, stem=_stem)
-        _NAMES[_m.key] = _m
-_NAMES["rougeL"] = RougeL()
-
-
 def answer_metric_names() -> list[str]:
-    """Every name :func:`parse_answer_metric` accepts."""
-    return list(_NAMES)
+    """Every name :func:`parse_answer_metric` accepts (canonical names, aliases and variants)."""
+    return [name for cls in ANSWER_METRICS.values() for name in (cls.name, *cls.aliases, *cls.variants)]
 
 
 def parse_answer_metric(metric: str | AnswerMetric) -> AnswerMetric:
-    """An :class:`AnswerMetric` from its name (``"em"``, ``"f1"``, ``"rouge_l_stem"``...) or itself."""
+    """An :class:`AnswerMetric` from its name (``"exact_match"``, ``"em"``, ``"f1"``, ``"rouge_l_stem"``...)
+    or itself.
+
+    Raises
+    ------
+    ValueError
+        An unknown name (suggesting the closest), a retrieval metric's name, or a name several answer metrics
+        share a part of (``precision``), each listing the choices.
+    TypeError
+        ``metric`` is neither a string nor an :class:`AnswerMetric`.
+    """
     if isinstance(metric, AnswerMetric):
         return metric
     if not isinstance(metric, str):
         raise TypeError(f"an answer metric is a name or an AnswerMetric, got {type(metric).__name__}: {metric!r}")
     name = metric.strip().lower().replace("-", "_")
-    found = _NAMES.get(name) or _NAMES.get(metric.strip())
-    if found is None:
-        raise ValueError(f"unknown answer metric {metric!r}; known: {', '.join(_NAMES)}")
-    return found
+    found = names_of(FAMILY).get(name)
+    if found is not None:
+        cls, options = found
+        return cls(**options)
+    known = ", ".join(answer_metric_names())
+    claimed = unknown_name(FAMILY, name) or _retrieval_name(name)
+    if claimed:
+        raise ValueError(f"answer metric {metric!r}: {claimed}. Answer metrics: {known}")
+    close = close_name(FAMILY, name)
+    hint = f" (did you mean {close!r}?)" if close else ""
+    raise ValueError(f"unknown answer metric {metric!r}{hint}; known: {known}")
+
+
+def _retrieval_name(name: str) -> str | None:
+    """A message when ``name`` is a retrieval metric's name (``ndcg@10``, ``map``), else None."""
+    try:
+        retrieval = parse_metric(name)
+    except (ValueError, TypeError):
+        return None
+    return (f"{name!r} is a retrieval metric ({retrieval!r}), scored by rag_eval_adapters.evaluate, "
+            "not an answer metric")
 
 
 def parse_answer_metrics(metrics: str | AnswerMetric | Iterable[str | AnswerMetric]) -> list[AnswerMetric]:
@@ -172,5 +253,5 @@ def parse_answer_metrics(metrics: str | AnswerMetric | Iterable[str | AnswerMetr
         m = parse_answer_metric(item)
         out.setdefault(m.key, m)
     if not out:
-        raise ValueError("no answer metric given; choose from em, f1, rouge_l, semantic_similarity")
+        raise ValueError(f"no answer metric given; choose from {', '.join(ANSWER_METRICS)}")
     return list(out.values())

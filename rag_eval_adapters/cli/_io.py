@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ._common import CLIError, _one_line
+from ._errors import CLIError, one_line
 
 STDIN = "-"
 FORMAT_BY_SUFFIX = {".json": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown"}
@@ -118,7 +118,7 @@ def fail_on_errors(reports: dict, allow_errors: bool) -> None:
     where = f"{name}: " if len(reports) > 1 else ""
     n = len(failed)
     raise CLIError(
-        f"{n} {'query' if n == 1 else 'queries'} could not be scored (first: {where}{qid}: {_one_line(str(error))}); "
+        f"{n} {'query' if n == 1 else 'queries'} could not be scored (first: {where}{qid}: {one_line(str(error))}); "
         "their errors are in the report; pass --allow-errors to accept a report without them"
     )
 
@@ -133,7 +133,7 @@ def read_input(path: str, kind: str) -> Any:
     except FileNotFoundError:
         raise CLIError(f"{kind} file not found: {path}") from None
     except (ValueError, TypeError, UnicodeDecodeError) as exc:
-        message = _one_line(str(exc))
+        message = one_line(str(exc))
         name = "<stdin>" if path == STDIN else path
         if name not in message and Path(path).name not in message:
             message = f"{name}: {message}"

@@ -5,27 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
-from ._common import (
-    CLIError,
-    _add_scoring_options,
-    _as_list,
-    _check_plot_path,
-    _emit,
-    _is_tty,
-    _one_line,
-    _plot,
-    _print_rich,
-    _run_name,
-    _Steps,
-    load_qrels,
-    load_run,
-    parse_ks,
-    progress_enabled,
-    relevance_level,
-    resolve_metric_names,
-    score_run,
-)
+from ._errors import CLIError, one_line
 from ._io import check_inputs, check_outputs, check_resampling, fail_on_errors, output_format
+from ._metrics import parse_ks, relevance_level, resolve_metrics
+from ._output import check_plot_path, emit, plot, print_rich
+from ._progress import Steps, is_tty, progress_enabled
+from ._scoring import add_scoring_options, as_list, load_qrels, load_run, run_name, score_run
 
 
 def add_parser(sub: Any) -> None:
@@ -38,7 +23,7 @@ def add_parser(sub: Any) -> None:
                          "- reads standard input")
     cp.add_argument("--name", action="append", metavar="NAME",
                     help="display name for each --run, in order (default: file names)")
-    _add_scoring_options(cp)
+    add_scoring_options(cp)
     cp.add_argument("--permutations", type=int, default=10_000, metavar="N",
                     help="random sign flips of the randomization test (default 10000)")
     cp.add_argument("--bootstrap", type=int, default=10_000, metavar="N",
@@ -57,21 +42,21 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         raise CLIError("compare needs at least two runs: --run A --run B")
     if args.name and len(args.name) != len(args.run):
         raise CLIError(f"give one --name per --run ({len(args.run)} runs, {len(args.name)} names)")
-    _check_plot_path(args.plot)
+    check_plot_path(args.plot)
     check_resampling(args)
-    inputs = [(args.qrels, "qrels")] + [(r, "run") for r in _as_list(args.run)]
+    inputs = [(args.qrels, "qrels")] + [(r, "run") for r in as_list(args.run)]
     check_inputs(inputs)
     check_outputs([path for path, _ in inputs], output=args.output, plot=args.plot)
     fmt = output_format(args.format, args.output)
     ks = parse_ks(args.k)
-    keys = resolve_metric_names(args.metric, ks)
+    metrics = resolve_metrics(args.metric, ks)
     args.relevance_level = relevance_level(args.relevance_level)
     taken: set[str] = set()
-    names = list(args.name) if args.name else [_run_name(p, taken) for p in args.run]
+    names = list(args.name) if args.name else [run_name(p, taken) for p in args.run]
     if len(set(names)) != len(names):
         raise CLIError(f"run names must differ, got {', '.join(names)}")
     reports = {}
-    with _Steps(progress_enabled(stderr), stderr) as steps:
+    with Steps(progress_enabled(stderr), stderr) as steps:
         t = steps.task("reading files", total=1 + len(args.run))
         qrels = load_qrels(args.qrels)
         steps.advance(t)
@@ -80,7 +65,7 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
             runs[name] = load_run(path)
             steps.advance(t)
         for name, run in runs.items():
-            reports[name] = score_run(qrels, run, keys, args.relevance_level, name, steps)
+            reports[name] = score_run(qrels, run, metrics, args.relevance_level, name, steps)
         t = steps.task("significance tests", total=1)
         try:
             comparison = compare_reports(
@@ -88,13 +73,13 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
                 confidence=args.confidence, seed=args.seed,
             )
         except ValueError as exc:
-            raise CLIError(_one_line(str(exc))) from None
+            raise CLIError(one_line(str(exc))) from None
         steps.finish(t)
-    if fmt == "table" and not args.output and _is_tty(stdout):
-        _print_rich(comparison_tables(comparison), stdout)
+    if fmt == "table" and not args.output and is_tty(stdout):
+        print_rich(comparison_tables(comparison), stdout)
     else:
-        _emit(render_comparison(comparison, fmt), args.output, stdout, stderr)
+        emit(render_comparison(comparison, fmt), args.output, stdout, stderr)
     if args.plot:
-        _plot(comparison.mean, args.plot, stderr, title=f"{' vs '.join(comparison.runs)} ({comparison.n_queries} queries)")
+        plot(comparison.mean, args.plot, stderr, title=f"{' vs '.join(comparison.runs)} ({comparison.n_queries} queries)")
     fail_on_errors(reports, args.allow_errors)
     return 0

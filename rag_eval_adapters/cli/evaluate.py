@@ -6,26 +6,11 @@ import argparse
 from pathlib import Path
 from typing import Any, TextIO
 
-from ._common import (
-    _add_scoring_options,
-    _as_list,
-    _check_plot_path,
-    _check_sort_by,
-    _emit,
-    _is_tty,
-    _plot,
-    _print_rich,
-    _Steps,
-    load_qrels,
-    load_run,
-    parse_ks,
-    progress_enabled,
-    query_details,
-    relevance_level,
-    resolve_metric_names,
-    score_run,
-)
 from ._io import check_count, check_inputs, check_outputs, fail_on_errors, output_format
+from ._metrics import check_sort_by, parse_ks, relevance_level, resolve_metrics
+from ._output import check_plot_path, emit, plot, print_rich
+from ._progress import Steps, is_tty, progress_enabled
+from ._scoring import add_scoring_options, as_list, load_qrels, load_run, query_details, score_run
 
 
 def add_parser(sub: Any) -> None:
@@ -35,7 +20,7 @@ def add_parser(sub: Any) -> None:
     ev.add_argument("--run", required=True, metavar="FILE",
                     help="ranked results: TREC run (qid Q0 doc rank score tag), JSONL or a CSV/Parquet table "
                          "(query_id, doc_id, score or rank); .gz allowed; - reads standard input")
-    _add_scoring_options(ev)
+    add_scoring_options(ev)
     ev.add_argument("--per-query", action="store_true",
                     help="also list every query, worst first, with its relevant/retrieved counts")
     ev.add_argument("--sort-by", metavar="METRIC", help="metric that orders --per-query (default ndcg@10 "
@@ -47,27 +32,27 @@ def add_parser(sub: Any) -> None:
 def cmd_evaluate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from ..reports import evaluation_tables, render_evaluation
 
-    _check_plot_path(args.plot)
+    check_plot_path(args.plot)
     check_count(args.limit, "--limit")
-    inputs = [(args.qrels, "qrels")] + [(r, "run") for r in _as_list(args.run)]
+    inputs = [(args.qrels, "qrels")] + [(r, "run") for r in as_list(args.run)]
     check_inputs(inputs)
     check_outputs([path for path, _ in inputs], output=args.output, plot=args.plot)
     fmt = output_format(args.format, args.output)
     ks = parse_ks(args.k)
-    keys = resolve_metric_names(args.metric, ks)
+    metrics = resolve_metrics(args.metric, ks)
     args.relevance_level = relevance_level(args.relevance_level)
     name = Path(args.run).name if args.run != "-" else "stdin"
-    with _Steps(progress_enabled(stderr), stderr) as steps:
+    with Steps(progress_enabled(stderr), stderr) as steps:
         t = steps.task("reading files", total=2)
         qrels = load_qrels(args.qrels)
         steps.advance(t)
         run = load_run(args.run)
         steps.advance(t)
-        report = score_run(qrels, run, keys, args.relevance_level, name, steps)
-    sort_by = _check_sort_by(args.sort_by, list(report.mean))
+        report = score_run(qrels, run, metrics, args.relevance_level, name, steps)
+    sort_by = check_sort_by(args.sort_by, report.metrics)
     details = query_details(qrels, run, args.relevance_level) if args.per_query else None
-    if fmt == "table" and not args.output and _is_tty(stdout):
-        _print_rich(
+    if fmt == "table" and not args.output and is_tty(stdout):
+        print_rich(
             evaluation_tables(report, per_query=args.per_query, sort_by=sort_by, details=details,
                               limit=args.limit, title=f"{name}: mean over queries"),
             stdout,
@@ -77,8 +62,8 @@ def cmd_evaluate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
             report, fmt, per_query=args.per_query, sort_by=sort_by, details=details,
             limit=args.limit, run_name=name if fmt != "json" else None,
         )
-        _emit(text, args.output, stdout, stderr)
+        emit(text, args.output, stdout, stderr)
     if args.plot:
-        _plot({name: dict(report.mean)}, args.plot, stderr)
+        plot({name: dict(report.mean)}, args.plot, stderr)
     fail_on_errors({name: report}, args.allow_errors)
     return 0

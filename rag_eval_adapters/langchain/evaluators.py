@@ -9,8 +9,9 @@ from typing import Any
 
 from langsmith.evaluation import EvaluationResult, EvaluationResults, RunEvaluator
 
+from .. import measures
 from ..matching import TextMatcher, score_texts
-from ..measures import METRICS, Metric, parse_metric
+from ..measures import Metric, parse_metric
 from ..validation import check_level
 from .documents import _comment, find_expected_texts, find_reference, retrieved_ids, retrieved_texts
 
@@ -308,7 +309,8 @@ class RetrievalMetricsEvaluator(_RetrievalEvaluator):
 
 def _evaluator(core: type[Metric]) -> type[RetrievalMetricEvaluator]:
     """The evaluator class of a registry metric: ``XEvaluator(k, *, <options>, **evaluator options)``."""
-    options = [name for name in core.model_fields if name != "k"]
+    declared = core.option_parameters(exclude=("k",))  # as the per-query functions read them
+    options = [option.name for option in declared]
 
     def __init__(self: RetrievalMetricEvaluator, k: int | None = None, **kwargs: Any) -> None:
         mine = {name: kwargs.pop(name) for name in options if name in kwargs}
@@ -318,7 +320,7 @@ def _evaluator(core: type[Metric]) -> type[RetrievalMetricEvaluator]:
     P = inspect.Parameter
     __init__.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [P("self", P.POSITIONAL_OR_KEYWORD), P("k", P.POSITIONAL_OR_KEYWORD, default=None),
-         *(P(name, P.KEYWORD_ONLY, default=core.model_fields[name].default) for name in options),
+         *(option.replace(kind=P.KEYWORD_ONLY) for option in declared),
          P("options", P.VAR_KEYWORD)]
     )
     summary = (core.__doc__ or "").strip().splitlines()[0]
@@ -327,19 +329,23 @@ def _evaluator(core: type[Metric]) -> type[RetrievalMetricEvaluator]:
            f"{summary}\n\nOptions of the metric: {', '.join(options)}; the others are those of "
            ":class:`RetrievalMetricEvaluator`.")
     return type(name, (RetrievalMetricEvaluator,), {"__init__": __init__, "__doc__": doc, "__module__": __name__,
-                                                    "__qualname__": name})
+                                                    "__qualname__": name, "metric_class": core})
 
 
-# one evaluator class per registry metric bounded by 1 (DCG cannot be feedback in [0, 1])
+# one evaluator class per registry metric bounded by 1 (DCG cannot be feedback in [0, 1]), each named here
+# (importable, picklable, visible to IDEs and type checkers)
+HitRateEvaluator = _evaluator(measures.HitRate)
+MRREvaluator = _evaluator(measures.MRR)
+PrecisionEvaluator = _evaluator(measures.Precision)
+RecallEvaluator = _evaluator(measures.Recall)
+F1Evaluator = _evaluator(measures.F1)
+AveragePrecisionEvaluator = _evaluator(measures.AveragePrecision)
+RPrecisionEvaluator = _evaluator(measures.RPrecision)
+NDCGEvaluator = _evaluator(measures.NDCG)
+
 EVALUATORS: dict[str, type[RetrievalMetricEvaluator]] = {
-    name: _evaluator(core) for name, core in METRICS.items() if core.bounded
+    cls.metric_class.name: cls
+    for cls in (HitRateEvaluator, MRREvaluator, PrecisionEvaluator, RecallEvaluator, F1Evaluator,
+                AveragePrecisionEvaluator, RPrecisionEvaluator, NDCGEvaluator)
 }
-globals().update({cls.__name__: cls for cls in EVALUATORS.values()})  # the names below, spelled out for readers
-HitRateEvaluator = EVALUATORS["hit_rate"]
-MRREvaluator = EVALUATORS["mrr"]
-PrecisionEvaluator = EVALUATORS["precision"]
-RecallEvaluator = EVALUATORS["recall"]
-F1Evaluator = EVALUATORS["f1"]
-AveragePrecisionEvaluator = EVALUATORS["ap"]
-RPrecisionEvaluator = EVALUATORS["r_precision"]
-NDCGEvaluator = EVALUATORS["ndcg"]
+"""Registry name -> evaluator class, for every registry metric bounded by 1."""

@@ -245,7 +245,8 @@ def _adapter(
 ) -> type[_CoreMetric]:
     """The LlamaIndex metric class of a registry metric: ``top_k`` for its cutoff, its other options under
     LlamaIndex's names (``options``: core name -> LlamaIndex name), scored by the core metric."""
-    renamed = {name: (options or {}).get(name, name) for name in core.model_fields if name not in ("k", "rel")}
+    declared = core.option_parameters(exclude=("k", "rel"))  # as the per-query functions read them
+    renamed = {option.name: (options or {}).get(option.name, option.name) for option in declared}
     annotations: dict[str, Any] = {
         "_llama_name": ClassVar[str], "_core_cls": ClassVar[type], "_options": ClassVar[dict],
     }
@@ -267,20 +268,21 @@ def _adapter(
     return type(core.__name__, (_CoreMetric,), namespace)
 
 
+# one adapter per registry metric, each named here (importable, picklable, visible to IDEs and type checkers);
+# LlamaIndex's option names where LlamaIndex has the metric, the core's otherwise
 HitRate = _adapter(measures.HitRate, {"granular": "use_granular_hit_rate"})
 MRR = _adapter(measures.MRR, {"granular": "use_granular_mrr"})
 Precision = _adapter(measures.Precision)
 Recall = _adapter(measures.Recall)
 F1 = _adapter(measures.F1)
 AveragePrecision = _adapter(measures.AveragePrecision)
+RPrecision = _adapter(measures.RPrecision)
+DCG = _adapter(measures.DCG)
 NDCG = _adapter(measures.NDCG, {"gain": "mode"})
 
-# every registry metric has an adapter: those LlamaIndex lacks keep the core's option names
 _ADAPTERS: dict[str, type[_CoreMetric]] = {
-    cls._llama_name: cls for cls in (HitRate, MRR, Precision, Recall, F1, AveragePrecision, NDCG)
+    cls._llama_name: cls for cls in (HitRate, MRR, Precision, Recall, F1, AveragePrecision, RPrecision, DCG, NDCG)
 }
-_ADAPTERS.update({name: _adapter(core) for name, core in measures.METRICS.items() if name not in _ADAPTERS})
-globals().update({cls.__name__: cls for cls in _ADAPTERS.values()})  # importable (and picklable) by name
 
 
 def metrics_from_names(

@@ -18,6 +18,15 @@ def split_key(key: str) -> tuple[str, int | None]:
     return key, None
 
 
+def metric_parts(metric: Any, key: str) -> tuple[str, int | None]:
+    """The metric's name with its options (``ndcg``, ``ndcg_exp``) and its cutoff: read from a metric object (its ``name`` and ``k``), so ``nDCG@10`` and
+    ``ndcg@10`` are the same metric; from the column ``key`` (:func:`split_key`) for a plain name."""
+    name, k = getattr(metric, "name", None), getattr(metric, "k", None)
+    if isinstance(name, str) and (k is None or isinstance(k, int)) and hasattr(metric, "k"):
+        return name + str(getattr(metric, "options", "")), k
+    return split_key(key)
+
+
 def _fmt(value: float | None, digits: int = 4) -> str:
     if value is None:
         return "-"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,8 +19,8 @@ from ._text import (
     _markdown_table,
     _render_rich,
     _rich_table,
+    metric_parts,
     repr_float,
-    split_key,
 )
 
 
@@ -52,22 +52,29 @@ def worst_queries(
     return scored + sorted(q for q in errors if q not in scored)
 
 
-def _default_sort_metric(keys: Sequence[str]) -> str:
-    """ndcg@10 when present, else the first nDCG key, else the first key."""
-    if "ndcg@10" in keys:
-        return "ndcg@10"
-    for key in keys:
-        if split_key(key)[0] == "ndcg":
-            return key
-    return keys[0]
+def _parts(report: Report) -> dict[str, tuple[str, int | None]]:
+    """Column key -> (metric name, cutoff), read from the report's metric objects (not from the label text)."""
+    return {key: metric_parts(metric, key) for metric, key in zip(report.metrics, report.keys, strict=True)}
 
 
-def _per_query_columns(keys: Sequence[str], sort_by: str, max_columns: int = 8) -> list[str]:
+def _default_sort_metric(report: Report) -> str:
+    """nDCG@10 (by whatever name it was asked for) when present, else the first nDCG, else the first metric."""
+    parts = _parts(report)
+    for wanted in (("ndcg", 10), None):
+        for key, (name, k) in parts.items():
+            if name == "ndcg" and (wanted is None or k == wanted[1]):
+                return key
+    return report.keys[0]
+
+
+def _per_query_columns(report: Report, sort_by: str, max_columns: int = 8) -> list[str]:
     """Metric columns of the per-query listing: all when few, else those at sort_by's cutoff."""
+    keys = report.keys
     if len(keys) <= max_columns:
         return list(keys)
-    cut = split_key(sort_by)[1]
-    same = [k for k in keys if split_key(k)[1] == cut]
+    parts = _parts(report)
+    cut = parts[sort_by][1]
+    same = [k for k in keys if parts[k][1] == cut]
     if sort_by not in same:
         same.insert(0, sort_by)
     return same[:max_columns]
@@ -148,8 +155,7 @@ def _per_query_rows(
     details: Mapping[str, QueryDetail] | None,
     limit: int | None,
 ) -> tuple[list[str], list[list[str]]]:
-    keys = list(report.mean)
-    columns = _per_query_columns(keys, sort_by)
+    columns = _per_query_columns(report, sort_by)
     errors = report.errors
     ordered = worst_queries(report.per_query, sort_by, errors)
     if limit:
@@ -193,7 +199,7 @@ def evaluation_tables(
     header, rows = _mean_rows(report.mean)
     out: list[Any] = [_rich_table(title, header, rows), Text(_counts_line(report.counts))]
     if per_query:
-        sort_by = sort_by or _default_sort_metric(list(report.mean))
+        sort_by = sort_by or _default_sort_metric(report)
         h, r = _per_query_rows(report, sort_by, details, limit)
         out.append(_rich_table(f"Per query, worst {sort_by} first", h, r))
     elif report.errors:
@@ -225,7 +231,8 @@ def render_evaluation(
     per_query : bool
         Add the per-query listing, worst first.
     sort_by : str, optional
-        The metric that orders it (default ``ndcg@10``, else the first nDCG, else the first metric).
+        The metric that orders it (default nDCG@10 by whatever name it was asked, e.g. ``nDCG@10`` or
+        ``ndcg_cut_10``, else the first nDCG, else the first metric).
     details : mapping, optional
         Query id -> :class:`QueryDetail`, shown beside each query.
     limit : int, optional
@@ -242,7 +249,7 @@ def render_evaluation(
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     keys = list(report.mean)
     if per_query or fmt == "json":
-        sort_by = sort_by or _default_sort_metric(keys)
+        sort_by = sort_by or _default_sort_metric(report)
     if fmt == "json":
         data = evaluation_to_dict(
             report, sort_by=sort_by if per_query else None, details=details, limit=limit, run_name=run_name

@@ -1,0 +1,96 @@
+"""Reading qrels and runs and scoring a run, for ``rag-eval evaluate`` and ``compare``, and their shared options."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ._errors import CLIError, one_line
+from ._io import read_input
+from ._metrics import MetricOption
+from ._output import FORMATS
+from ._progress import Steps
+
+__all__ = ["load_qrels", "load_run", "query_details", "score_run", "add_scoring_options", "run_name", "as_list"]
+
+
+def as_list(value: Any) -> list:
+    """``value`` as a list (a list or tuple as it is, anything else as its only item)."""
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def load_qrels(path: str) -> dict[str, dict[str, int]]:
+    """Read qrels from TREC, JSONL, CSV/TSV (BEIR) or Parquet, maybe gzipped, ``-`` for stdin; raises CLIError."""
+    qrels = read_input(path, "qrels")
+    if not qrels:
+        raise CLIError(f"qrels file {path} holds no judgments")
+    return qrels
+
+
+def load_run(path: str) -> dict[str, Any]:
+    """Read a run from TREC, JSONL, CSV or Parquet (``query_id, doc_id, score|rank``), ``-`` for stdin; raises CLIError."""
+    return read_input(path, "run")
+
+
+def query_details(qrels: dict, run: dict, relevance_level: float = 1) -> dict:
+    """Per query: judged-relevant count, distinct retrieved count and rank of the first relevant doc.
+
+    The core ranks the run (:func:`rag_eval_adapters.query_details`), exactly as it ranks for the metrics.
+    """
+    from .. import query_details as core_details
+    from ..reports import QueryDetail
+
+    return {qid: QueryDetail(**detail) for qid, detail in core_details(qrels, run, relevance_level).items()}
+
+
+def score_run(qrels: dict, run: dict, metrics: Sequence[Any], relevance_level: float, name: str, steps: Steps):
+    """Evaluate one run with the core (``metrics``: metric objects), after checking it shares queries with the
+    qrels."""
+    from .. import evaluate
+
+    common = set(run) & set(qrels)
+    if not common:
+        raise CLIError(f"run {name} has no query in common with the qrels")
+    task = steps.task(f"scoring {name}", total=1)
+    try:
+        report = evaluate(qrels, run, list(metrics), relevance_level=relevance_level)
+    except (ValueError, TypeError) as exc:
+        raise CLIError(f"{name}: {one_line(str(exc))}") from None
+    steps.finish(task)
+    return report
+
+
+def run_name(path: str, taken: set[str]) -> str:
+    """A display name for the run at ``path``: its file name, numbered when already ``taken``."""
+    stem = Path(path).name if path != "-" else "stdin"
+    name, i = stem, 2
+    while name in taken:
+        name, i = f"{stem}#{i}", i + 1
+    taken.add(name)
+    return name
+
+
+def add_scoring_options(p: argparse.ArgumentParser) -> None:
+    """The options ``evaluate`` and ``compare`` share: qrels, metrics, cutoffs, level, format, outputs."""
+    p.add_argument("--qrels", required=True, metavar="FILE",
+                   help="judgments: TREC qrels (qid iter doc grade), JSONL, BEIR TSV or a CSV/Parquet table; "
+                        ".gz allowed; - reads standard input")
+    p.add_argument("-m", "--metric", action=MetricOption, metavar="METRIC",
+                   help="metric to compute, e.g. ndcg@10, ap, mrr, precision@5, hit_rate_granular@3, or "
+                        "trec_eval/ir_measures names (P_5, ndcg_cut_10, nDCG@10, P(rel=2)@5); reported under "
+                        "the name given (repeatable, or comma-separated); default: {defaults} at every --k")
+    p.add_argument("--k", metavar="K,K,...",
+                   help="cutoffs, comma-separated (default 1,3,5,10,20); with -m, expands metrics "
+                        "given without @k")
+    p.add_argument("--relevance-level", default="1", metavar="N",
+                   help="lowest grade that counts as relevant (default 1; any number: a judged document is "
+                        "relevant when its grade is at least N, an unjudged one never is); nDCG uses the raw grades")
+    p.add_argument("--format", choices=FORMATS, default=None,
+                   help="output format (default: by the --output extension .json, .csv or .md, else table)")
+    p.add_argument("--plot", metavar="FILE.png", help="draw each metric against k into a PNG")
+    p.add_argument("--output", "-o", metavar="FILE",
+                   help="write the report to FILE instead of stdout (never an input file; its folder must exist)")
+    p.add_argument("--allow-errors", action="store_true",
+                   help="exit 0 even when some queries could not be scored (they are listed in the report)")
