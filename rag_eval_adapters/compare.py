@@ -21,7 +21,10 @@ differences, so their rounding is far below the resampling noise. The t distribu
 (regularized incomplete beta), without scipy.
 
 :func:`compare_reports` runs these tests for every metric and every pair of runs, vectorized across
-metrics.  Only queries scored in every run take part (queries missing from a run already score 0
+metrics. All its tests form one family: their headline p-values are adjusted together, with Holm's correction by
+default (``correction="bh"`` for Benjamini-Hochberg, ``"none"`` to leave them; :mod:`rag_eval_adapters.multitest`),
+and each test carries its ``adjusted_p_value`` beside the raw one; ``Comparison.correction`` names the family.
+Only queries scored in every run take part (queries missing from a run already score 0
 in the core's reports; queries that failed with an error are left out of every run).
 """
 
@@ -30,13 +33,14 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from ._resampling import TOL as _TOL
 from ._resampling import bootstrap_interval, randomization_p_values
+from .multitest import Correction, adjust_p_values, check_correction
 from .report import Report, as_report
 
 __all__ = ["PairedComparison", "Comparison", "paired_test", "compare_reports", "compare_per_query"]
@@ -62,6 +66,7 @@ class PairedComparison:
     randomization_p_value: float
     n_permutations: int
     n_bootstrap: int
+    adjusted_p_value: float | None = None
 
     @property
     def p_value(self) -> float:
@@ -69,15 +74,17 @@ class PairedComparison:
         return self.randomization_p_value
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain-JSON form (``t_statistic`` is None when the differences have zero variance)."""
+        """Plain-JSON form (``t_statistic`` is None when the differences have zero variance;
+        ``adjusted_p_value`` is None for a test outside a corrected family)."""
         out = asdict(self)
         out["p_value"] = self.p_value
         return out
 
     def __repr__(self) -> str:
+        adjusted = "" if self.adjusted_p_value is None else f", adjusted p={self.adjusted_p_value:.4g}"
         return (
             f"PairedComparison({self.metric}: {self.run_b} - {self.run_a} = {self.difference:+.4f} "
-            f"[{self.ci_low:+.4f}, {self.ci_high:+.4f}], p={self.p_value:.4g}, "
+            f"[{self.ci_low:+.4f}, {self.ci_high:+.4f}], p={self.p_value:.4g}{adjusted}, "
             f"t-test p={self.t_test_p_value:.4g}, n={self.n_queries})"
         )
 
@@ -91,10 +98,19 @@ class Comparison:
     mean: dict[str, dict[str, float]]
     tests: list[PairedComparison]
     query_ids: list[str] = field(repr=False)
+    correction: Correction | None = None
+    human: Any = field(default=None, repr=False)  # a ppi.CorrectedComparison when human labels were given
 
     @property
     def n_queries(self) -> int:
         return len(self.query_ids)
+
+    def significant(self, alpha: float | None = None) -> list[PairedComparison]:
+        """The tests whose adjusted p-value (the raw one without a correction) is below ``alpha``
+        (default: the correction's level, 0.05)."""
+        level = alpha if alpha is not None else (self.correction.alpha if self.correction else 0.05)
+        return [t for t in self.tests
+                if (t.adjusted_p_value if t.adjusted_p_value is not None else t.p_value) < level]
 
     def test(self, metric: str, run_a: str, run_b: str) -> PairedComparison:
         """The test of ``metric`` between ``run_a`` and ``run_b`` (in the order they were compared)."""
@@ -104,11 +120,14 @@ class Comparison:
         raise KeyError(f"no test of {metric!r} between {run_a!r} and {run_b!r}")
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"mean": {run: {metric: value}}, "tests": [...], "counts": {"queries": n, "runs": r}}``."""
+        """``{"mean": {run: {metric: value}}, "tests": [...], "counts": {"queries": n, "runs": r},
+        "correction": {"method", "family_size", "alpha", "text"}}``."""
         return {
             "mean": self.mean,
             "tests": [t.to_dict() for t in self.tests],
             "counts": {"queries": self.n_queries, "runs": len(self.runs)},
+            "correction": self.correction.to_dict() if self.correction else None,
+            **({"human_labels": self.human.to_dict()} if self.human is not None else {}),
         }
 
     def __repr__(self) -> str:
@@ -287,6 +306,7 @@ def compare_per_query(
     n_bootstrap: int = 10_000,
     confidence: float = 0.95,
     seed: int | None = 0,
+    correction: str = "holm",
 ) -> Comparison:
     """Compare runs given as ``{run_name: {query_id: {metric: value}}}``.
 
@@ -301,12 +321,15 @@ def compare_per_query(
         The metric keys to test.
     n_permutations, n_bootstrap, confidence, seed
         As in :func:`paired_test`.
+    correction : {"holm", "bh", "bonferroni", "none"}
+        How the p-values of all the tests are adjusted together (see the module docstring).
 
     Returns
     -------
     Comparison
     """
     _check_options(n_permutations, n_bootstrap, confidence)
+    correction = check_correction(correction)
     runs = list(per_query)
     if len(runs) < 2:
         raise ValueError(f"compare needs at least two runs, got {len(runs)}")
@@ -324,7 +347,8 @@ def compare_per_query(
             ).reshape(len(query_ids), len(metrics))
         except KeyError as exc:
             raise ValueError(f"run {name!r} has no per-query value for metric {exc.args[0]!r}") from None
-    return _compare_matrices(runs, metrics, query_ids, matrices, n_permutations, n_bootstrap, confidence, seed)
+    return _compare_matrices(runs, metrics, query_ids, matrices, n_permutations, n_bootstrap, confidence, seed,
+                             correction)
 
 
 def _compare_matrices(
@@ -336,6 +360,7 @@ def _compare_matrices(
     n_bootstrap: int,
     confidence: float,
     seed: int | None,
+    correction: str = "holm",
 ) -> Comparison:
     """Means and paired tests from one ``queries x metrics`` matrix per run, rows aligned on ``query_ids``."""
     mean = {
@@ -353,7 +378,10 @@ def _compare_matrices(
     # Order: metric first, then pair, so a table reads metric by metric.
     order = {m: i for i, m in enumerate(metrics)}
     tests.sort(key=lambda t: order[t.metric])
-    return Comparison(runs=runs, metrics=metrics, mean=mean, tests=tests, query_ids=query_ids)
+    adjusted = adjust_p_values([t.p_value for t in tests], correction)
+    tests = [replace(t, adjusted_p_value=float(a)) for t, a in zip(tests, adjusted, strict=True)]
+    return Comparison(runs=runs, metrics=metrics, mean=mean, tests=tests, query_ids=query_ids,
+                      correction=Correction(correction, len(tests)))
 
 
 def compare_reports(
@@ -363,6 +391,7 @@ def compare_reports(
     n_bootstrap: int = 10_000,
     confidence: float = 0.95,
     seed: int | None = 0,
+    correction: str = "holm",
 ) -> Comparison:
     """Compare :class:`~rag_eval_adapters.Report` objects ``{run_name: report}``.
 
@@ -375,6 +404,8 @@ def compare_reports(
         ``DatasetEvaluation`` is taken through its ``to_report()``.
     n_permutations, n_bootstrap, confidence, seed
         As in :func:`paired_test`.
+    correction : {"holm", "bh", "bonferroni", "none"}
+        How the p-values of all the tests are adjusted together (see the module docstring).
 
     Returns
     -------
@@ -393,12 +424,14 @@ def compare_reports(
     typed = {name: as_report(reports[name], f"run {name!r}") for name in names}
     metrics = list(typed[names[0]].mean)
     _check_options(n_permutations, n_bootstrap, confidence)
+    correction = check_correction(correction)
     for name in names:
         if list(typed[name].mean) != metrics:
             raise ValueError(f"run {name!r} was scored with different metrics than {names[0]!r}")
     query_ids, rows = _common_rows([typed[name] for name in names])
     matrices = {name: typed[name].values[r] for name, r in zip(names, rows, strict=False)}
-    return _compare_matrices(names, metrics, query_ids, matrices, n_permutations, n_bootstrap, confidence, seed)
+    return _compare_matrices(names, metrics, query_ids, matrices, n_permutations, n_bootstrap, confidence, seed,
+                             correction)
 
 
 def _common_rows(reports: Sequence[Report]) -> tuple[list, list[np.ndarray]]:

@@ -56,7 +56,7 @@ import numpy as np
 from .intervals import MeanInterval, check_confidence, check_values, normal_quantile, t_quantile
 
 __all__ = ["PPIInterval", "ppi_mean", "ppi_paired", "ppi_mean_by_id", "ppi_paired_by_id", "tuned_lambda",
-           "corrected_means"]
+           "corrected_means", "CorrectedComparison", "corrected_comparison"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -322,3 +322,80 @@ def corrected_means(report: Any, human: Mapping[Hashable, Mapping[str, float]], 
         out[key] = ppi_mean_by_id(judge, {q: float(human[q][key]) for q in labelled}, confidence=confidence,
                                   quantile=quantile)
     return out
+
+
+@dataclass(frozen=True)
+class CorrectedComparison:
+    """Several runs' judged means and paired differences, each corrected with human labels (PPI++).
+
+    Attributes
+    ----------
+    means : dict
+        ``{run: {metric: PPIInterval}}`` for every run and metric with labels.
+    differences : list
+        ``(metric, run_a, run_b, PPIInterval)`` of ``run_b - run_a`` for every pair of runs labelled on at least
+        2 common queries (:func:`ppi_paired_by_id`).
+    """
+
+    means: dict[str, dict[str, PPIInterval]]
+    differences: list[tuple[str, str, str, PPIInterval]]
+
+    def lines(self, digits: int = 3) -> list[str]:
+        """One sentence a mean (``"bm25 faithfulness: judge mean 0.71, corrected ..."``) and a difference."""
+        out = [r.describe(f"{run} {metric}", digits) for run, by in self.means.items() for metric, r in by.items()]
+        for metric, a, b, r in self.differences:
+            out.append(f"{metric}: {b} - {a}: judge difference {r.judge_mean:+.{digits}f}, corrected "
+                       f"{r.estimate:+.{digits}f} [{r.low:+.{digits}f}, {r.high:+.{digits}f}] from {r.n} human labels "
+                       f"({r.method}, {r.confidence:.0%})")
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"means": {run: {metric: {...}}}, "differences": [{"metric", "run_a", "run_b", ...}]}``."""
+        return {"means": {run: {m: r.to_dict() for m, r in by.items()} for run, by in self.means.items()},
+                "differences": [{"metric": m, "run_a": a, "run_b": b, **r.to_dict()}
+                                for m, a, b, r in self.differences]}
+
+
+def corrected_comparison(reports: Mapping[str, Any], human: Mapping[str | None, Mapping[Hashable, Mapping[str, float]]],
+                         *, confidence: float = 0.95, quantile: str = "t") -> CorrectedComparison:
+    """PPI++ means of each run and differences of each pair of runs, from human labels of some queries.
+
+    Parameters
+    ----------
+    reports : mapping
+        ``{run: Report}`` (e.g. judge scores per query).
+    human : mapping
+        ``{run: {query_id: {metric: human value}}}`` (:func:`~rag_eval_adapters.human_labels.read_human_labels`);
+        every label names its run.
+    """
+    import itertools
+
+    from .report import as_report
+
+    if None in human:
+        raise ValueError('every human label of a comparison names its run ("run": ... on each line)')
+    unknown = [r for r in human if r not in reports]
+    if unknown:
+        raise ValueError(f"human labels for run {unknown[0]!r}, which is not compared ({', '.join(reports)})")
+    typed = {name: as_report(r, f"run {name!r}") for name, r in reports.items()}
+    means = {run: corrected_means(typed[run], human[run], confidence=confidence, quantile=quantile)
+             for run in reports if run in human}
+    differences = []
+    for a, b in itertools.combinations(reports, 2):
+        if a not in human or b not in human:
+            continue
+        for j, key in enumerate(typed[a].keys):
+            if key not in typed[b].keys:
+                continue
+            both = [q for q in human[a] if key in human[a][q] and key in human[b].get(q, {})]
+            judge_a = {q: float(v) for q, v in zip(typed[a].query_ids, typed[a].values[:, j], strict=True)}
+            jb = typed[b].keys.index(key)
+            judge_b = {q: float(v) for q, v in zip(typed[b].query_ids, typed[b].values[:, jb], strict=True)}
+            shared = set(judge_a) & set(judge_b)
+            if len(both) < 2 or len(shared) <= len(both) or not set(both) <= shared:
+                continue
+            r = ppi_paired_by_id({q: judge_a[q] for q in shared}, {q: judge_b[q] for q in shared},
+                                 {q: human[a][q][key] for q in both}, {q: human[b][q][key] for q in both},
+                                 confidence=confidence, quantile=quantile)
+            differences.append((key, a, b, r))
+    return CorrectedComparison(means, differences)

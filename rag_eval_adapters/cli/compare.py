@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
+from ..multitest import CORRECTIONS
 from ._errors import CLIError, one_line
 from ._io import check_inputs, check_outputs, check_resampling, fail_on_errors, output_format
 from ._metrics import parse_ks, relevance_level, resolve_metrics
@@ -31,6 +32,12 @@ def add_parser(sub: Any) -> None:
     cp.add_argument("--confidence", type=float, default=0.95, metavar="C",
                     help="confidence level of the interval (default 0.95)")
     cp.add_argument("--seed", type=int, default=0, help="random seed of the tests (default 0)")
+    cp.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                    help="how the p-values of all the tests are adjusted together: holm (default), bh "
+                         "(Benjamini-Hochberg), bonferroni or none")
+    cp.add_argument("--human-labels", metavar="FILE",
+                    help="JSONL of human labels for some queries ({query_id, run, <metric>: value}): each run's "
+                         "mean and each pair's difference is also given corrected with them (PPI++)")
     cp.set_defaults(func=cmd_compare)
 
 
@@ -45,6 +52,7 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     check_plot_path(args.plot)
     check_resampling(args)
     inputs = [(args.qrels, "qrels")] + [(r, "run") for r in as_list(args.run)]
+    inputs += [(args.human_labels, "human labels")] if args.human_labels else []
     check_inputs(inputs)
     check_outputs([path for path, _ in inputs], output=args.output, plot=args.plot)
     fmt = output_format(args.format, args.output)
@@ -70,8 +78,10 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         try:
             comparison = compare_reports(
                 reports, n_permutations=args.permutations, n_bootstrap=args.bootstrap,
-                confidence=args.confidence, seed=args.seed,
+                confidence=args.confidence, seed=args.seed, correction=args.correction,
             )
+            if args.human_labels:
+                comparison = _with_human_labels(comparison, reports, args)
         except ValueError as exc:
             raise CLIError(one_line(str(exc))) from None
         steps.finish(t)
@@ -83,3 +93,14 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         plot(comparison.mean, args.plot, stderr, title=f"{' vs '.join(comparison.runs)} ({comparison.n_queries} queries)")
     fail_on_errors(reports, args.allow_errors)
     return 0
+
+
+def _with_human_labels(comparison: Any, reports: dict, args: argparse.Namespace) -> Any:
+    """The comparison with its PPI++ corrected means and differences (``ValueError`` for labels that do not fit)."""
+    from dataclasses import replace
+
+    from ..human_labels import read_human_labels
+    from ..ppi import corrected_comparison
+
+    return replace(comparison, human=corrected_comparison(reports, read_human_labels(args.human_labels),
+                                                           confidence=args.confidence))
