@@ -308,3 +308,33 @@ def test_bad_inputs_are_clear_errors():
     with pytest.raises(ValueError, match="SIZE:OVERLAP"):
         run_bench(documents(), case_records(), chunkings=["big"], retrievers=["bm25"],
                   settings=BenchSettings(e2e_limit=0))
+
+
+def test_tests_and_verdict_are_corrected_for_the_family_they_come_from(bench_run):
+    import re
+
+    from rag_eval_adapters.compare import compare_per_query
+
+    multipletests = pytest.importorskip("statsmodels.stats.multitest").multipletests
+    result, out, _ = bench_run
+    report = json.loads((out / "report.json").read_text())
+    comparison = report["comparison"]
+    assert comparison["correction"]["method"] == "holm" and comparison["correction"]["family_size"] == 132
+    raw = [t["p_value"] for t in comparison["tests"]]
+    assert [t["adjusted_p_value"] for t in comparison["tests"]] == pytest.approx(multipletests(raw, method="holm")[1])
+    # the verdict: every pair of the 12 configurations on the headline metric is the family of a sentence
+    first = report["verdict"][0]
+    assert "after Holm's correction over 66 comparisons: paired randomization p = " in first
+    metric = report["headline_metric"]
+    per_query = {r.name: r.report.per_query for r in result.results}
+    plain = compare_per_query(per_query, [metric], n_permutations=200, n_bootstrap=200, correction="none")
+    best, last = re.match(r"On all questions, (\S+) .* it beats the last, (\S+), by ", first).groups()
+    holm = dict(zip([(t.run_a, t.run_b) for t in plain.tests], multipletests([t.p_value for t in plain.tests], method=
+                                                                               "holm")[1], strict=True))
+    adjusted = holm.get((best, last), holm.get((last, best)))
+    assert f"adjusted p = {adjusted:.3g}, 95% CI" in first.split("it beats the last")[1]
+    md = (out / "report.md").read_text()
+    assert "| metric | A | B | B - A | 95% CI | p | adjusted p |" in md
+    assert "adjusted p: holm over all 132 tests of this table" in md
+    with pytest.raises(ValueError, match="unknown correction 'sidak'"):
+        BenchSettings(correction="sidak")
