@@ -307,6 +307,7 @@ def compare_per_query(
     confidence: float = 0.95,
     seed: int | None = 0,
     correction: str = "holm",
+    family: str = "all",
 ) -> Comparison:
     """Compare runs given as ``{run_name: {query_id: {metric: value}}}``.
 
@@ -323,6 +324,8 @@ def compare_per_query(
         As in :func:`paired_test`.
     correction : {"holm", "bh", "bonferroni", "none"}
         How the p-values of all the tests are adjusted together (see the module docstring).
+    family : {"all", "metric"}
+        The family of the correction: every test (default), or each metric's tests apart.
 
     Returns
     -------
@@ -330,6 +333,7 @@ def compare_per_query(
     """
     _check_options(n_permutations, n_bootstrap, confidence)
     correction = check_correction(correction)
+    _check_family(family)
     runs = list(per_query)
     if len(runs) < 2:
         raise ValueError(f"compare needs at least two runs, got {len(runs)}")
@@ -348,7 +352,12 @@ def compare_per_query(
         except KeyError as exc:
             raise ValueError(f"run {name!r} has no per-query value for metric {exc.args[0]!r}") from None
     return _compare_matrices(runs, metrics, query_ids, matrices, n_permutations, n_bootstrap, confidence, seed,
-                             correction)
+                             correction, family)
+
+
+def _check_family(family: str) -> None:
+    if family not in ("all", "metric"):
+        raise ValueError(f"family must be 'all' (every test) or 'metric' (each metric apart), got {family!r}")
 
 
 def _compare_matrices(
@@ -361,6 +370,7 @@ def _compare_matrices(
     confidence: float,
     seed: int | None,
     correction: str = "holm",
+    family: str = "all",
 ) -> Comparison:
     """Means and paired tests from one ``queries x metrics`` matrix per run, rows aligned on ``query_ids``."""
     mean = {
@@ -378,10 +388,16 @@ def _compare_matrices(
     # Order: metric first, then pair, so a table reads metric by metric.
     order = {m: i for i, m in enumerate(metrics)}
     tests.sort(key=lambda t: order[t.metric])
-    adjusted = adjust_p_values([t.p_value for t in tests], correction)
-    tests = [replace(t, adjusted_p_value=float(a)) for t, a in zip(tests, adjusted, strict=True)]
+    groups = [tests] if family == "all" else [[t for t in tests if t.metric == m] for m in metrics]
+    adjusted = {}
+    for group in groups:
+        for t, a in zip(group, adjust_p_values([t.p_value for t in group], correction), strict=True):
+            adjusted[id(t)] = float(a)
+    tests = [replace(t, adjusted_p_value=adjusted[id(t)]) for t in tests]
+    size = len(tests) if family == "all" else len(tests) // max(len(metrics), 1)
+    scope = "of each metric" if family == "metric" and len(metrics) > 1 else ""
     return Comparison(runs=runs, metrics=metrics, mean=mean, tests=tests, query_ids=query_ids,
-                      correction=Correction(correction, len(tests)))
+                      correction=Correction(correction, size, scope=scope))
 
 
 def compare_reports(
@@ -392,6 +408,7 @@ def compare_reports(
     confidence: float = 0.95,
     seed: int | None = 0,
     correction: str = "holm",
+    family: str = "all",
 ) -> Comparison:
     """Compare :class:`~rag_eval_adapters.Report` objects ``{run_name: report}``.
 
@@ -406,6 +423,8 @@ def compare_reports(
         As in :func:`paired_test`.
     correction : {"holm", "bh", "bonferroni", "none"}
         How the p-values of all the tests are adjusted together (see the module docstring).
+    family : {"all", "metric"}
+        The family of the correction: every test (default), or each metric's tests apart.
 
     Returns
     -------
@@ -425,13 +444,14 @@ def compare_reports(
     metrics = list(typed[names[0]].mean)
     _check_options(n_permutations, n_bootstrap, confidence)
     correction = check_correction(correction)
+    _check_family(family)
     for name in names:
         if list(typed[name].mean) != metrics:
             raise ValueError(f"run {name!r} was scored with different metrics than {names[0]!r}")
     query_ids, rows = _common_rows([typed[name] for name in names])
     matrices = {name: typed[name].values[r] for name, r in zip(names, rows, strict=False)}
     return _compare_matrices(names, metrics, query_ids, matrices, n_permutations, n_bootstrap, confidence, seed,
-                             correction)
+                             correction, family)
 
 
 def _common_rows(reports: Sequence[Report]) -> tuple[list, list[np.ndarray]]:

@@ -105,6 +105,7 @@ class Correction:
     method: str
     family_size: int
     alpha: float = 0.05
+    scope: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "method", check_correction(self.method))
@@ -115,10 +116,22 @@ class Correction:
 
     def __str__(self) -> str:
         noun = "comparison" if self.family_size == 1 else "comparisons"
+        scope = f" {self.scope}" if self.scope else ""
         if self.method == "none":
-            return f"at {self.alpha:g} without correction for {self.family_size} {noun}"
-        return f"at {self.alpha:g} after {correction_name(self.method)} over {self.family_size} {noun}"
+            return f"at {self.alpha:g} without correction for {self.family_size} {noun}{scope}"
+        return f"at {self.alpha:g} after {correction_name(self.method)} over {self.family_size} {noun}{scope}"
+
+    def floor_note(self, smallest_p: float) -> str:
+        """A warning when no test can reach ``alpha`` after the correction because the smallest p-value the test
+        can give (``1 / (permutations + 1)`` for a randomization test) times the family's size is at least
+        ``alpha``; ``""`` otherwise."""
+        if self.method == "none" or self.family_size * smallest_p < self.alpha:
+            return ""
+        return (f"no test can reach {self.alpha:g} here: the smallest p-value the test gives is {smallest_p:.2g}, "
+                f"and {self.family_size} of them adjusted together reach {self.family_size * smallest_p:.2g}; "
+                "use more permutations")
 
     def to_dict(self) -> dict[str, object]:
-        """``{"method", "family_size", "alpha", "text"}``."""
-        return {"method": self.method, "family_size": self.family_size, "alpha": self.alpha, "text": str(self)}
+        """``{"method", "family_size", "alpha", "scope", "text"}``."""
+        return {"method": self.method, "family_size": self.family_size, "alpha": self.alpha, "scope": self.scope,
+                "text": str(self)}

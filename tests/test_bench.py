@@ -319,9 +319,13 @@ def test_tests_and_verdict_are_corrected_for_the_family_they_come_from(bench_run
     result, out, _ = bench_run
     report = json.loads((out / "report.json").read_text())
     comparison = report["comparison"]
-    assert comparison["correction"]["method"] == "holm" and comparison["correction"]["family_size"] == 132
-    raw = [t["p_value"] for t in comparison["tests"]]
-    assert [t["adjusted_p_value"] for t in comparison["tests"]] == pytest.approx(multipletests(raw, method="holm")[1])
+    assert comparison["correction"]["method"] == "holm" and comparison["correction"]["family_size"] == 66
+    assert comparison["correction"]["text"] == "at 0.05 after Holm's correction over 66 comparisons of each metric"
+    for metric in {t["metric"] for t in comparison["tests"]}:  # each metric's 66 pairs are one family
+        tests = [t for t in comparison["tests"] if t["metric"] == metric]
+        raw = [t["p_value"] for t in tests]
+        assert len(tests) == 66
+        assert [t["adjusted_p_value"] for t in tests] == pytest.approx(multipletests(raw, method="holm")[1])
     # the verdict: every pair of the 12 configurations on the headline metric is the family of a sentence
     first = report["verdict"][0]
     assert "after Holm's correction over 66 comparisons: paired randomization p = " in first
@@ -335,6 +339,7 @@ def test_tests_and_verdict_are_corrected_for_the_family_they_come_from(bench_run
     assert f"adjusted p = {adjusted:.3g}, 95% CI" in first.split("it beats the last")[1]
     md = (out / "report.md").read_text()
     assert "| metric | A | B | B - A | 95% CI | p | adjusted p |" in md
-    assert "adjusted p: holm over all 132 tests of this table" in md
+    assert "adjusted p: holm over the 66 tests of each metric" in md
+    assert "No test can reach 0.05 after the correction: the smallest p-value 200 permutations give is 0.005" in md
     with pytest.raises(ValueError, match="unknown correction 'sidak'"):
         BenchSettings(correction="sidak")

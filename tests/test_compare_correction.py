@@ -44,7 +44,7 @@ def test_every_test_of_a_comparison_is_one_holm_family():
         (t.metric, t.run_a, t.run_b) for t in c.tests if t.adjusted_p_value < 0.05}
     assert len(c.significant()) < len(none.significant())  # fewer survive the correction on this data
     data = c.to_dict()
-    assert data["correction"] == {"method": "holm", "family_size": 20, "alpha": 0.05,
+    assert data["correction"] == {"method": "holm", "family_size": 20, "alpha": 0.05, "scope": "",
                                   "text": "at 0.05 after Holm's correction over 20 comparisons"}
     assert all(t["adjusted_p_value"] >= t["p_value"] for t in data["tests"])
     assert "adjusted p=" in repr(c.tests[0])
@@ -147,3 +147,20 @@ def test_cli_human_labels_must_name_their_run(three_runs, tmp_path):
     code, _, err = run_cli("compare", "--qrels", qrels, "--run", runs[0], "--run", runs[1], "-m", "mrr",
                            "--human-labels", labels)
     assert code == 2 and "human labels for run 'dense', which is not compared" in err
+
+
+def test_each_metric_can_be_its_own_family_and_a_resolution_floor_is_said():
+    from rag_eval_adapters.reports import render_comparison
+
+    c = compare_per_query(_per_query(), ["m1", "m2"], n_permutations=99, n_bootstrap=50, family="metric")
+    assert c.correction.family_size == 10 and str(c.correction).endswith("over 10 comparisons of each metric")
+    for metric in ("m1", "m2"):
+        tests = [t for t in c.tests if t.metric == metric]
+        np.testing.assert_allclose([t.adjusted_p_value for t in tests],
+                                   multipletests([t.p_value for t in tests], method="holm")[1], atol=1e-15)
+    text = render_comparison(c, "markdown")
+    assert "adjusted p: holm over the 10 tests of each metric" in text
+    # 99 permutations: the smallest p is 0.01, and 10 of them adjusted together reach 0.1
+    assert "no test can reach 0.05 here: the smallest p-value the test gives is 0.01" in text
+    with pytest.raises(ValueError, match="family must be 'all'"):
+        compare_per_query(_per_query(), ["m1"], family="run")

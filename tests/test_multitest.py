@@ -50,7 +50,10 @@ def test_correction_clause_names_the_family():
     assert str(Correction("holm", 66)) == "at 0.05 after Holm's correction over 66 comparisons"
     assert str(Correction("fdr_bh", 1, 0.01)) == "at 0.01 after the Benjamini-Hochberg correction over 1 comparison"
     assert str(Correction("none", 3)) == "at 0.05 without correction for 3 comparisons"
-    assert Correction("holm", 4).to_dict() == {"method": "holm", "family_size": 4, "alpha": 0.05,
+    assert Correction("holm", 4).to_dict() == {"method": "holm", "family_size": 4, "alpha": 0.05, "scope": "",
                                                "text": "at 0.05 after Holm's correction over 4 comparisons"}
+    assert str(Correction("holm", 66, scope="of each metric")).endswith("over 66 comparisons of each metric")
+    assert Correction("holm", 66).floor_note(1 / 2001) == ""  # 66 / 2001 < 0.05
+    assert Correction("holm", 132).floor_note(1 / 2001).startswith("no test can reach 0.05 here")
     with pytest.raises(ValueError, match="alpha must be between 0 and 1"):
         Correction("holm", 4, alpha=5)

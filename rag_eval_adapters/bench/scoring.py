@@ -75,13 +75,13 @@ def score_config(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Seque
 
 def compare_configs(results: Sequence[ConfigResult], metrics: Sequence[str], permutations: int,
                     seed: int = 0, correction: str = "holm") -> Any | None:
-    """Paired tests (:func:`rag_eval_adapters.compare.compare_per_query`) between every two configurations, their
-    p-values adjusted together (Holm's correction by default)."""
+    """Paired tests (:func:`rag_eval_adapters.compare.compare_per_query`) between every two configurations, each
+    metric's p-values adjusted together (Holm's correction by default), as the verdict's are."""
     if len(results) < 2:
         return None
     per_query = {r.name: {q: v for q, v in r.report.per_query.items()} for r in results}
     return compare_per_query(per_query, list(metrics), n_permutations=permutations,
-                             n_bootstrap=permutations, seed=seed, correction=correction)
+                             n_bootstrap=permutations, seed=seed, correction=correction, family="metric")
 
 
 def _ranked(reports: Mapping[str, Report], metric: str) -> list[tuple[str, float]]:

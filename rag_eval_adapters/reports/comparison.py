@@ -47,14 +47,19 @@ HUMAN_TITLE = "Corrected with human labels (prediction-powered, PPI++)"
 
 
 def comparison_note(comparison: Comparison) -> str:
-    """The legend under the tests: what each p is, and the family the adjusted p-values were corrected over."""
+    """The legend under the tests: what each p is, the family the adjusted p-values were corrected over, and a
+    warning when the randomization test's resolution keeps every test from reaching the level."""
     c = comparison.correction
-    family = (f"adjusted p: {c.method if c.method != 'bh' else 'Benjamini-Hochberg'} over all {c.family_size} tests"
-              if c is not None and c.method != "none" else "adjusted p: not corrected")
-    level = c.alpha if c is not None else 0.05
-    where = f"significant {c}" if c is not None else f"p < {level:g}"
+    if c is not None and c.method != "none":
+        name = "Benjamini-Hochberg" if c.method == "bh" else c.method
+        family = (f"adjusted p: {name} over the {c.family_size} tests {c.scope}" if c.scope
+                  else f"adjusted p: {name} over all {c.family_size} tests")
+    else:
+        family = "adjusted p: not corrected"
+    where = f"significant {c}" if c is not None else "p < 0.05"
+    floor = c.floor_note(1.0 / (comparison.tests[0].n_permutations + 1)) if c is not None and comparison.tests else ""
     return (f"p_value: paired randomization test; t-test p: paired t-test; CI: bootstrap of the mean difference; "
-            f"{family}; * = {where}")
+            f"{family}; * = {where}" + (f" ({floor})" if floor else ""))
 
 
 def comparison_tables(comparison: Comparison) -> list[Any]:
