@@ -97,8 +97,12 @@ def open_source(path: PathLike | Source) -> Source:
     raise FileNotFoundError(f"no such file: {p}")
 
 
-def text_lines(source: Source) -> Iterator[tuple[int, str]]:
-    """``(line_number, text)`` for every line; the text may keep a final ``\n`` (see the module docstring)."""
+def text_lines(source: Source, *, bad_lines: str = "raise") -> Iterator[tuple[int, str | ValueError]]:
+    """``(line_number, text)`` for every line; the text may keep a final ``\n`` (see the module docstring).
+
+    A line that is not UTF-8 raises ValueError naming it; with ``bad_lines="yield"`` that error is yielded in
+    place of the text and reading goes on (for readers that report bad lines one by one).
+    """
     number = 0
     try:
         with source.open() as handle:
@@ -117,10 +121,14 @@ def text_lines(source: Source) -> Iterator[tuple[int, str]]:
                     try:
                         line = piece.decode("utf-8")
                     except UnicodeDecodeError as exc:
-                        raise ValueError(
+                        error = ValueError(
                             f"{source.name}:{number}: not valid UTF-8 (byte {piece[exc.start]:#04x} at column "
                             f"{exc.start + 1}); save the file as UTF-8"
-                        ) from None
+                        )
+                        if bad_lines != "yield":
+                            raise error from None
+                        yield number, error
+                        continue
                     yield number, line
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise ValueError(f"{source.name}: not a readable gzip file ({exc})") from None

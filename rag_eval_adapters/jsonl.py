@@ -21,13 +21,14 @@ integers within the 64-bit range; scores are finite numbers.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ._numbers import check_grade, check_score, shown
 from ._sources import Source, open_source, text_lines
 
-__all__ = ["read_jsonl_qrels", "read_jsonl_run", "looks_like_jsonl"]
+__all__ = ["read_jsonl_qrels", "read_jsonl_run", "read_jsonl_objects", "looks_like_jsonl"]
 
 PathLike = str | Path | Source
 
@@ -63,23 +64,41 @@ def first_line(source: Source) -> str:
     return ""
 
 
-def _lines(path: PathLike):
-    """Yield ``(line_number, parsed_object)`` for every non-blank line of a JSONL file."""
+def read_jsonl_objects(path: PathLike, *, bad_lines: str = "raise") -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line_number, object)`` for every non-blank line of a JSON Lines file: the one JSONL reader.
+
+    Reads through :mod:`._sources` (gzip, ``"-"`` for standard input, any line end, a BOM). A line that is not
+    UTF-8, not JSON, nested too deeply, holding an integer of over 4300 digits or not a JSON object raises
+    ValueError starting ``file:line:``. With ``bad_lines="yield"`` such an error is yielded in place of the
+    object and reading goes on (for readers that report each bad line as that item's problem).
+    """
+    if bad_lines not in ("raise", "yield"):
+        raise ValueError(f'bad_lines must be "raise" or "yield", got {bad_lines!r}')
     source = open_source(path)
-    for number, line in text_lines(source):
+    for number, line in text_lines(source, bad_lines=bad_lines):
+        if isinstance(line, ValueError):
+            yield number, line  # type: ignore[misc]
+            continue
         if not line.strip():
             continue
+        error = None
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{source}:{number}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+            error = f"not valid JSON ({exc.msg} at column {exc.colno})"
         except RecursionError:
-            raise ValueError(f"{source}:{number}: the JSON is nested too deeply to read") from None
+            error = "the JSON is nested too deeply to read"
         except ValueError:  # an integer of more than 4300 digits
-            raise ValueError(f"{source}:{number}: a number has too many digits to read (over 4300)") from None
-        if not isinstance(obj, dict):
-            raise ValueError(f"{source}:{number}: expected a JSON object, got {type(obj).__name__}")
-        yield number, obj
+            error = "a number has too many digits to read (over 4300)"
+        else:
+            if not isinstance(obj, dict):
+                error = f"expected a JSON object, got {type(obj).__name__}"
+        if error is None:
+            yield number, obj
+        elif bad_lines == "yield":
+            yield number, ValueError(f"{source}:{number}: {error}")  # type: ignore[misc]
+        else:
+            raise ValueError(f"{source}:{number}: {error}")
 
 
 def _query_id(obj: dict, where: str, hint: str) -> str:
@@ -122,7 +141,7 @@ def read_jsonl_qrels(path: PathLike) -> dict[str, dict[str, int]]:
     """
     qrels: dict[str, dict[str, int]] = {}
     source = open_source(path)
-    for number, obj in _lines(source):
+    for number, obj in read_jsonl_objects(source):
         where = f"{source}:{number}"
         qid = _query_id(obj, where, _QRELS_HINT)
         if qid in qrels:
@@ -154,7 +173,7 @@ def read_jsonl_run(path: PathLike) -> dict[str, list[str] | dict[str, float]]:
     """
     run: dict[str, list[str] | dict[str, float]] = {}
     source = open_source(path)
-    for number, obj in _lines(source):
+    for number, obj in read_jsonl_objects(source):
         where = f"{source}:{number}"
         qid = _query_id(obj, where, _RUN_HINT)
         if qid in run:

@@ -1,8 +1,8 @@
 """A local HTTP server that speaks Cohere's rerank API, so tests run the real cohere SDK without the network.
 
-Usage in a test module (pytest finds the fixture once it is imported)::
+Usage in a test module (the ``cohere_server`` fixture lives in ``conftest.py``)::
 
-    from cohere_server import cohere_server, fail, malformed, slow  # noqa: F401
+    from cohere_server import fail, malformed, slow
 
     def test_x(cohere_server):
         reranker = CohereReranker(api_key=cohere_server.api_key, base_url=cohere_server.url, retry_base_delay=0.001)
@@ -33,10 +33,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-import pytest
 from loopback_server import LoopbackServer
 
-__all__ = ["FakeCohereServer", "RecordedRequest", "cohere_server", "fail", "slow", "malformed", "overlap_score"]
+__all__ = ["FakeCohereServer", "RecordedRequest", "fail", "slow", "malformed", "overlap_score"]
 
 _WORD = re.compile(r"\w+")
 
@@ -283,13 +282,6 @@ class _Handler(BaseHTTPRequestHandler):
             raw, payload = _broken(action["what"], ranked)
             return send(200, payload, raw=raw or None, action=f"malformed {action['what']}")
         return send(200, ranked, action="slow" if action is not None else "ok")
-
-
-@pytest.fixture
-def cohere_server():
-    """A started :class:`FakeCohereServer` on 127.0.0.1 (random port), stopped after the test."""
-    with FakeCohereServer() as server:
-        yield server
 
 
 FakeCohereServer.request_handler = _Handler

@@ -1,4 +1,8 @@
-"""Shared fixtures: the network guard and the trec_eval reference files."""
+"""Shared fixtures: the network guard, the trec_eval reference files and the local OpenAI and Cohere servers.
+
+Helper modules beside this file hold plain functions and classes; every fixture lives here, so test modules
+ask for a fixture by name and never import one.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,9 @@ import socket
 from pathlib import Path
 
 import pytest
+from cohere_server import FakeCohereServer
+from demo_support import run_demo_cli, write_small_demo_data
+from openai_server import FakeOpenAIServer
 
 REFERENCE_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "trec_eval"
 
@@ -66,6 +73,37 @@ def reference_dir() -> Path:
     if not (REFERENCE_DIR / "out.test.aq").is_file():
         pytest.skip(f"trec_eval reference files not found at {REFERENCE_DIR}")
     return REFERENCE_DIR
+
+
+@pytest.fixture
+def openai_server():
+    """A started :class:`FakeOpenAIServer` on 127.0.0.1 (random port), stopped after the test."""
+    with FakeOpenAIServer() as server:
+        yield server
+
+
+@pytest.fixture
+def cohere_server():
+    """A started :class:`FakeCohereServer` on 127.0.0.1 (random port), stopped after the test."""
+    with FakeCohereServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def small_demo_data(tmp_path_factory) -> Path:
+    """A folder with the demo's ``documents.jsonl`` and ``testset.jsonl`` cut to two documents."""
+    return write_small_demo_data(tmp_path_factory.mktemp("demo-data"))
+
+
+@pytest.fixture(scope="session")
+def demo_run(small_demo_data, tmp_path_factory):
+    """One ``rag-eval demo`` run on :func:`small_demo_data`, shared by every test that reads its output.
+
+    ``(exit status, stdout, stderr, report folder)``; the tests only read the folder.
+    """
+    folder = tmp_path_factory.mktemp("demo") / "report"
+    code, out, err = run_demo_cli(["--output-dir", folder, "--permutations", "500"], small_demo_data)
+    return code, out, err, folder
 
 
 os.environ.setdefault("TQDM_DISABLE", "1")

@@ -1,9 +1,9 @@
 """A local stand-in for OpenAI's API, for tests that drive the real SDKs (``openai``, LlamaIndex's and
 LangChain's OpenAI classes) without the network.
 
-Start it with the :func:`openai_server` fixture (or ``with FakeOpenAIServer() as server:``) and give the SDK
-``base_url=server.base_url`` (``http://127.0.0.1:PORT/v1``) and ``api_key=server.api_key``. It listens on
-127.0.0.1 on a random port and answers each request in its own thread.
+Start it with the ``openai_server`` fixture of ``conftest.py`` (or ``with FakeOpenAIServer() as server:``)
+and give the SDK ``base_url=server.base_url`` (``http://127.0.0.1:PORT/v1``) and ``api_key=server.api_key``.
+It listens on 127.0.0.1 on a random port and answers each request in its own thread.
 
 Routes
 ------
@@ -63,11 +63,10 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-import pytest
 from loopback_server import LoopbackServer
 
 __all__ = [
-    "FakeOpenAIServer", "RecordedRequest", "openai_server", "default_chat_content", "fake_embedding",
+    "FakeOpenAIServer", "RecordedRequest", "default_chat_content", "fake_embedding",
     "reply", "malformed", "preamble", "preamble_line", "refusal", "duplicate", "bad_quote", "empty_answer", "fail", "slow",
     "chunk_of", "word_count",
 ]
@@ -403,13 +402,6 @@ class _Handler(BaseHTTPRequestHandler):
         if action is not None and action["kind"] == "slow":
             time.sleep(action["seconds"])
         return self._send(record, 200, fake.chat(body, action), action=action["kind"] if action else "ok")
-
-
-@pytest.fixture
-def openai_server():
-    """A started :class:`FakeOpenAIServer` on 127.0.0.1 (random port), stopped after the test."""
-    with FakeOpenAIServer() as server:
-        yield server
 
 
 FakeOpenAIServer.request_handler = _Handler

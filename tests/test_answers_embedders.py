@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from openai_server import fake_embedding, openai_server  # noqa: F401
+from openai_server import fake_embedding
 
 from rag_eval_adapters.answers import (
     CachedEmbedder,

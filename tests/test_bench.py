@@ -78,7 +78,7 @@ def test_span_relevance_under_two_sentence_splitter_chunkings_matches_character_
     start = text.index("Sentence number 40 ")
     end = text.index("Sentence number 45 ") - 1  # five sentences, longer than either chunk size
     case = Case("q", "topic 6", spans=(Span("long.txt", start + 9, end),))
-    span = case.spans[0]
+    span = case.evidence_spans[0]
     for chunking in (sentence_chunking(32, 8), sentence_chunking(64, 0)):
         chunks = chunking.split([doc])
         assert all(text[c.start:c.end] == c.text for c in chunks)

@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_helpers import HashEmbedder, case_records, documents  # noqa: E402
-from openai_server import fail, openai_server  # noqa: E402,F401
+from openai_server import fail  # noqa: E402
 
 from rag_eval_adapters import evaluate, read_trec_qrels, read_trec_run  # noqa: E402
 from rag_eval_adapters.bench import BenchSettings, LLMAnswerer, run_bench  # noqa: E402

@@ -6,7 +6,6 @@ import io
 import json
 
 import pytest
-from openai_server import openai_server  # noqa: F401
 
 from rag_eval_adapters.answers import rouge_l, token_f1
 from rag_eval_adapters.cli import main
@@ -95,7 +94,7 @@ def test_semantic_similarity_through_an_openai_compatible_endpoint(files, openai
     (["--group-by", "language"], "--group-by language: no record has that field"),
     (["--plot", "x.svg"], "ending in .png"),
     (["--sort-by", "rouge_l"], "--sort-by rouge_l: not among the computed metrics"),
-    (["-m", "semantic_similarity", "--embedder", "word2vec"], "--embedder takes 'e5' or 'openai:MODEL'"),
+    (["-m", "semantic_similarity", "--embedder", "word2vec"], "--embedder: unknown embedder 'word2vec': give one of e5, openai:MODEL"),
 ])
 def test_expected_failures_are_one_line(files, argv, message):
     code, out, err = run("--predictions", files[0], "--references", files[1], "-m", "em", *argv)

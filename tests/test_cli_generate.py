@@ -10,8 +10,6 @@ import pytest
 pytest.importorskip("openai")
 pytest.importorskip("llama_index.core")
 
-from openai_server import openai_server  # noqa: F401
-
 from rag_eval_adapters.cli import main
 
 NOTES = {
@@ -111,7 +109,7 @@ def test_corpus_errors_name_the_line_and_the_key_is_required(openai_server, tmp_
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"chunk_id": "a", "text": "fine text here"}\n{not json\n', encoding="utf-8")
     code, _, stderr = cli(*base(openai_server, bad, "--output", str(tmp_path / "o.jsonl")))
-    assert code == 2 and "bad.jsonl line 2" in stderr
+    assert code == 2 and "bad.jsonl:2: not valid JSON" in stderr
     code, _, stderr = cli(*base(openai_server, bad, "--output", str(bad)))
     assert code == 2 and "is the corpus" in stderr
     monkeypatch.setenv("FAKE_KEY", "wrong-key")

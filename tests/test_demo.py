@@ -9,8 +9,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from demo_support import run_demo_cli
 
 from rag_eval_adapters import evaluate, read_trec_qrels, read_trec_run
+from rag_eval_adapters.bench import load_cases
 from rag_eval_adapters.cli import main
 from rag_eval_adapters.demo import DEMO_E2E_LIMIT, data_path, load_documents, load_testset
 
@@ -50,20 +52,14 @@ def test_testset_has_60_plus_typed_questions_with_verbatim_evidence_spans():
     types = Counter(c.query_type for c in cases)
     assert set(types) == {"literal", "paraphrase", "scenario"} and min(types.values()) >= 15
     for case in cases:
-        assert case.answer and case.spans
-        quoted = [docs[s.doc_id][s.start:s.end] for s in case.spans]
-        assert list(case.expected_texts) == quoted  # the evidence is a verbatim span of its document
+        assert case.answer and case.evidence_spans
+        quoted = [docs[s.doc_id][s.start:s.end] for s in case.evidence_spans]
+        assert case.texts == quoted  # the evidence is a verbatim span of its document
 
 
 # ---------------------------------------------------------------- rag-eval demo
-
-
-@pytest.fixture(scope="module")
-def demo_run(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("demo") / "report"
-    out, err = io.StringIO(), io.StringIO()
-    code = main(["demo", "--output-dir", str(folder), "--permutations", "500"], stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue(), folder
+# The end-to-end tests share one run (the session fixture ``demo_run`` of conftest.py) on two of the eight
+# shipped documents and their 23 questions: every step of the demo, at half its E5 cost.
 
 
 def test_demo_writes_its_report_folder(demo_run):
@@ -88,27 +84,28 @@ def test_demo_prints_one_value_per_label_and_plain_sentences(demo_run):
     assert "paired randomization p" in out
 
 
-def test_demo_report_numbers_equal_evaluate_on_its_files(demo_run):
+def test_demo_report_numbers_equal_evaluate_on_its_files(demo_run, small_demo_data):
     _, _, _, folder = demo_run
     report = json.loads((folder / "report.json").read_text())
-    assert report["query_types"] == dict(Counter(c.query_type for c in load_testset()))
+    cases = load_cases(small_demo_data / "testset.jsonl")
+    assert report["query_types"] == dict(Counter(c.query_type for c in cases))
+    answered = min(DEMO_E2E_LIMIT, sum(1 for c in cases if c.answer))  # the demo answers its first 24 questions
     for name, conf in report["configurations"].items():
         core = evaluate(read_trec_qrels(folder / conf["files"]["qrels"]), read_trec_run(folder / conf["files"]["run"]),
                         list(conf["mean"]))
         assert core.mean == conf["mean"], name
-        assert conf["answers"]["queries"] == DEMO_E2E_LIMIT
+        assert conf["answers"]["queries"] == answered
         assert all(0.0 <= v <= 1.0 for v in conf["mean"].values())
     means = {n: c["mean"]["ndcg@10"] for n, c in report["configurations"].items()}
     assert max(means.values()) - min(means.values()) > 0.02  # the configurations differ measurably
     assert report["usage"]["embeddings"]["computed"] > 0
 
 
-def test_a_second_demo_run_reuses_the_embeddings(demo_run, tmp_path):
+def test_a_second_demo_run_reuses_the_embeddings(demo_run, small_demo_data, tmp_path):
     _, _, _, folder = demo_run
-    out, err = io.StringIO(), io.StringIO()
-    code = main(["demo", "--output-dir", str(tmp_path / "again"), "--cache-dir", str(folder / ".cache"),
-                 "--permutations", "100"], stdout=out, stderr=err)
-    assert code == 0, err.getvalue()
+    code, _, err = run_demo_cli(["--output-dir", tmp_path / "again", "--cache-dir", folder / ".cache",
+                                 "--permutations", "100"], small_demo_data)
+    assert code == 0, err
     usage = json.loads((tmp_path / "again" / "report.json").read_text())["usage"]["embeddings"]
     assert usage["computed"] == 0 and usage["from_cache"] > 0
 

@@ -158,9 +158,13 @@ def test_a_failure_is_not_retried_forever(local_ray, tmp_path):
     from distributed_support import flaky_filesystem
 
     qrels, run = random_tables(9)
-    fs = flaky_filesystem("_tmp-00001-", str(tmp_path / "marker"), "oserror")
-    with pytest.raises(Exception, match="injected failure"):
+    marker = tmp_path / "marker"
+    fs = flaky_filesystem("_tmp-00001-", str(marker), "oserror")
+    # the worker's OSError reaches the caller (Ray's task error is an instance of its cause's class)
+    with pytest.raises(OSError, match="injected failure"):
         evaluate_ray(qrels, run, METRICS, shards=3, output=str(tmp_path / "out"), filesystem=fs, max_retries=0)
+    assert marker.exists()  # it failed once, and once was enough to fail the run: no retry
+    assert not list((tmp_path / "out").glob("part-00001*"))  # the failed shard left no output
 
 
 # --------------------------------------------------------------------------- answers

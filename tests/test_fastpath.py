@@ -107,26 +107,36 @@ def test_ties_are_broken_by_doc_id_descending():
     assert_same(qrels, {"q": {"a": float("inf"), "b": float("-inf"), "c": float("inf")}})
 
 
-@pytest.mark.parametrize("chunk", [3, 2048])
-def test_queries_whose_scores_are_all_equal_rank_by_doc_id(monkeypatch, chunk):
-    """Binary or constant scores: every query tied throughout, or tied at one score and not at others."""
-    import rag_eval_adapters._fastpath as fastpath
-
-    monkeypatch.setattr(fastpath, "CHUNK", chunk)
-    rng = np.random.default_rng(11)
+def tied_queries(rng, n, first=0, throughout_only=False, pool_size=80, max_depth=70):
+    """Queries with binary or constant scores: tied throughout, or (every 4th) tied at one score only."""
     qrels, run = {}, {}
-    for q in range(200):
-        pool = [f"d{i}" for i in rng.choice(500, size=80, replace=False)]
-        depth = int(rng.integers(0, 70))
+    for q in range(first, first + n):
+        pool = [f"d{i}" for i in rng.choice(500, size=pool_size, replace=False)]
+        depth = int(rng.integers(0, max_depth))
         constant = [1.0, 0.0, -0.0, 0.5, float("inf"), 3][q % 6]
-        if q % 4 == 3:  # tied at one score only
+        if q % 4 == 3 and not throughout_only:  # tied at one score only
             run[f"q{q}"] = {d: (constant if i % 2 else float(i)) for i, d in enumerate(pool[:depth])}
         else:
             run[f"q{q}"] = dict.fromkeys(pool[:depth], constant)
-        judged = rng.choice(pool, size=int(rng.integers(1, 15)), replace=False)
+        judged = rng.choice(pool, size=int(rng.integers(1, min(15, pool_size))), replace=False)
         qrels[f"q{q}"] = {str(d): int(rng.integers(-1, 4)) for d in judged}
+    return qrels, run
+
+
+def test_queries_whose_scores_are_all_equal_rank_by_doc_id():
+    """Binary or constant scores: every query tied throughout, or tied at one score and not at others."""
+    qrels, run = tied_queries(np.random.default_rng(11), 200)
     report = assert_same(qrels, run)
     assert not report.errors
+
+
+def test_all_equal_scores_across_chunks():
+    """A first chunk of queries all tied throughout, then a chunk mixing them with partly tied ones."""
+    rng = np.random.default_rng(12)
+    qrels, run = tied_queries(rng, 2100, throughout_only=True, pool_size=12, max_depth=10)  # > one chunk
+    more_qrels, more_run = tied_queries(rng, 200, first=2100)
+    report = assert_same(qrels | more_qrels, run | more_run, metrics=["mrr", "ndcg@5", "ap", "precision@3"])
+    assert not report.errors and len(report.query_ids) == 2300
 
 
 def test_a_query_tied_throughout_with_ids_of_mixed_types_gets_the_per_query_error():

@@ -11,7 +11,7 @@ import uuid
 import pytest
 from langchain_core.documents import Document
 from langchain_core.load import dumpd
-from langsmith.evaluation import EvaluationResult, RunEvaluator
+from langsmith.evaluation import EvaluationResult
 from langsmith.schemas import Example, Run
 
 from rag_eval_adapters.langchain import (
@@ -115,12 +115,16 @@ def test_empty_retrieval_scores_zero(spec):
     ],
 )
 def test_thin_evaluators_keys_and_scores(evaluator, key, metric):
-    assert isinstance(evaluator, RunEvaluator)
+    """The same key and score called openevals-style and as LangSmith calls a RunEvaluator (evaluate_run)."""
     assert evaluator.feedback_keys == [key]
     ids, expected = RETRIEVALS["ranked"], REFERENCES["graded"]
+    score = parse_metric(metric).score(ids, expected)
     result = evaluator(outputs={"documents": docs(ids)}, reference_outputs={"expected_ids": expected})
     assert result["key"] == key
-    assert result["score"] == parse_metric(metric).score(ids, expected)
+    assert result["score"] == score
+    feedback = evaluator.evaluate_run(make_run({"documents": docs(ids)}), make_example({"expected_ids": expected}))
+    assert isinstance(feedback, EvaluationResult)
+    assert (feedback.key, feedback.score) == (key, score)
 
 
 def test_custom_key_and_relevance_level():

@@ -155,6 +155,26 @@ def test_dataset_forms_mappings_objects_generators_and_jsonl(tmp_path: Path):
         assert not run.errors, name
 
 
+def test_a_test_set_is_a_data_set_as_object_file_and_hand_written_lines(tmp_path: Path):
+    from rag_eval_adapters.testsets import TestCase, TestSet, evaluate_dataset_rows
+
+    rows = DATA[:3]
+    evaluator = _evaluator(KeywordRetriever())
+    expected = [r.metric_vals_dict for r in evaluate_dataset(evaluator, rows, show_progress=False).results]
+    testset = TestSet([TestCase(f"q{i}", r["query"], relevant_chunk_ids=r["expected_ids"]) for i, r in enumerate(rows)])
+    path = tmp_path / "testset.jsonl"
+    testset.to_jsonl(path)
+    hand = tmp_path / "hand.jsonl"  # only what a person types: the ids under the test-set name
+    hand.write_text("".join(json.dumps({"query_id": c.query_id, "query": c.query,
+                                        "relevant_chunk_ids": c.relevant_chunk_ids}) + "\n" for c in testset),
+                    encoding="utf-8")
+    for name, dataset in {"TestSet": testset, "file": path, "hand-written": hand,
+                          "rows": evaluate_dataset_rows(hand)}.items():
+        run = evaluate_dataset(evaluator, dataset, show_progress=False)
+        assert [r.metric_vals_dict for r in run.results] == expected, name
+        assert not run.errors, name
+
+
 def test_malformed_rows_are_errors_and_the_rest_is_scored(tmp_path: Path):
     path = tmp_path / "qa.jsonl"
     path.write_text(
@@ -175,9 +195,9 @@ def test_malformed_rows_are_errors_and_the_rest_is_scored(tmp_path: Path):
     assert retriever.calls == 2  # malformed rows never reach the retriever
     messages = {e.index: e.message for e in run.errors}
     assert sorted(messages) == [1, 2, 3, 4, 5]
-    assert "line 2: invalid JSON" in messages[1]
-    assert "line 3: expected an object" in messages[2]
-    assert "row has no query" in messages[3] and "line 4" in messages[3]
+    assert "qa.jsonl:2: not valid JSON" in messages[1]
+    assert "qa.jsonl:3: expected a JSON object" in messages[2]
+    assert "row has no query" in messages[3] and "qa.jsonl:4" in messages[3]
     assert "expected_ids must be a list of strings" in messages[4]
     assert "no expectation" in messages[5]
 
@@ -194,18 +214,32 @@ def test_bad_arguments_raise():
         evaluate_dataset(evaluator, {"query": "x", "expected_ids": ["y"]})
 
 
-class CountingRetriever(KeywordRetriever):
-    """Counts the retrievals in flight at once (each awaits a little, as a network retriever does)."""
+class GatedRetriever(KeywordRetriever):
+    """Holds every retrieval until ``gate_at`` are in flight together, then lets them all through.
 
-    def __init__(self) -> None:
+    It counts the most retrievals ever in flight at once. If ``gate_at`` never come together (the evaluator runs
+    fewer at once), the first wait gives up after a generous timeout, records it in ``never_full`` and opens
+    the gate, so such a run fails the test quickly instead of hanging.
+    """
+
+    def __init__(self, gate_at: int) -> None:
         super().__init__()
+        self.gate_at = gate_at
         self.in_flight = self.most_in_flight = 0
+        self.never_full = False
+        self.gate = asyncio.Event()
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         self.in_flight += 1
         self.most_in_flight = max(self.most_in_flight, self.in_flight)
         try:
-            await asyncio.sleep(0.005)
+            if self.in_flight >= self.gate_at:
+                self.gate.set()
+            try:
+                await asyncio.wait_for(self.gate.wait(), timeout=10)
+            except asyncio.TimeoutError:
+                self.never_full = True
+                self.gate.set()
             return self._rank(query_bundle.query_str)
         finally:
             self.in_flight -= 1
@@ -213,10 +247,12 @@ class CountingRetriever(KeywordRetriever):
 
 @pytest.mark.parametrize("workers, expected", [(1, 1), (4, 4), (16, 16), (64, 24)])
 def test_workers_is_the_number_of_queries_in_flight(workers, expected):
+    """``workers`` retrievals run together (all 24 queries when fewer), and never more."""
     rows = [{"query": f"capital of germany {i}", "expected_ids": ["berlin"]} for i in range(24)]
-    retriever = CountingRetriever()
+    retriever = GatedRetriever(gate_at=expected)
     run = evaluate_dataset(_evaluator(retriever), rows, workers=workers, show_progress=False)
-    assert len(run.results) == 24 and run.mean["hit_rate"] == 1.0
+    assert not retriever.never_full, f"{expected} queries were never in flight together with workers={workers}"
+    assert len(run.results) == 24 and not run.errors and run.mean["hit_rate"] == 1.0
     assert retriever.most_in_flight == expected
 
 
@@ -363,5 +399,5 @@ def test_a_bad_byte_is_that_lines_error_and_the_rest_is_scored(tmp_path: Path):
     assert run.indices == [0, 2, 4]
     messages = {e.index: e.message for e in run.errors}
     assert sorted(messages) == [1, 3]
-    assert messages[1].startswith("ValueError: qa.jsonl line 2: not valid UTF-8 (byte 0xff")
-    assert messages[3].startswith("ValueError: qa.jsonl line 4: invalid JSON")
+    assert messages[1].startswith(f"ValueError: {path}:2: not valid UTF-8 (byte 0xff")
+    assert messages[3].startswith(f"ValueError: {path}:4: the JSON is nested too deeply")

@@ -7,12 +7,11 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 import warnings
 
 import openai
 import pytest
-from openai_server import FakeOpenAIServer, fail, fake_embedding, openai_server  # noqa: F401
+from openai_server import fail, fake_embedding
 
 from rag_eval_adapters.modelcalls import (
     CacheError,
@@ -139,21 +138,56 @@ def test_per_call_timeout_is_a_retryable_failure():
     assert call_with_retry(hang, RetryPolicy(max_retries=1, base_delay=0), timeout=0.2, sleep=lambda s: None) == ("done", 2)
 
 
-def test_limiter_bounds_concurrency():
+def test_limiter_lets_exactly_max_concurrency_calls_run_together():
+    """Two calls meet inside a limit of 2 (a limiter that serialises never lets them), and a third waits."""
     limiter = CallLimiter(max_concurrency=2)
-    barrier_hits = []
+    together = threading.Event()
+    both_inside = threading.Barrier(2, action=together.set, timeout=10)  # passes only with two calls inside
+    release = threading.Event()
+    third_inside = threading.Event()
+    lock, inside, most_inside, errors = threading.Lock(), [0], [0], []
 
-    def work():
-        with limiter:
-            barrier_hits.append(1)
-            time.sleep(0.05)
+    def call(on_entry) -> None:
+        try:
+            with limiter:
+                with lock:
+                    inside[0] += 1
+                    most_inside[0] = max(most_inside[0], inside[0])
+                on_entry()
+                with lock:
+                    inside[0] -= 1
+        except Exception as exc:  # an exception in a thread fails nothing: the main thread reports it
+            errors.append(exc)
 
-    threads = [threading.Thread(target=work) for _ in range(6)]
-    for t in threads:
+    def hold() -> None:
+        both_inside.wait()
+        release.wait(timeout=10)
+
+    holders = [threading.Thread(target=call, args=(hold,)) for _ in range(2)]
+    third = threading.Thread(target=call, args=(third_inside.set,))
+    for t in holders:
         t.start()
-    for t in threads:
-        t.join()
-    assert len(barrier_hits) == 6 and 1 <= limiter.max_in_flight <= 2
+    got_in_early = None
+    try:
+        if together.wait(timeout=15):
+            # both slots are held until released: a third call must wait. A limiter that lets it in shows it
+            # within the wait; a slow machine can only make this check pass, never fail.
+            third.start()
+            got_in_early = third_inside.wait(timeout=0.3)
+    finally:
+        release.set()
+        for t in holders:
+            t.join(timeout=30)
+        if third.ident is not None:
+            third.join(timeout=30)
+    assert together.is_set(), f"two calls never ran together under max_concurrency=2: {errors}"
+    assert not got_in_early, "a third call started while two were in flight under max_concurrency=2"
+    assert not errors, errors
+    assert third_inside.is_set() and most_inside[0] == 2
+    assert limiter.max_in_flight == 2
+
+
+def test_limiter_options_are_checked():
     with pytest.raises(ValueError, match="max_concurrency"):
         CallLimiter(0)
     for bad in (0, -1.0, float("inf"), True):

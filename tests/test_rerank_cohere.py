@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("cohere", reason='needs the cohere SDK: pip install "rag-eval-adapters[cohere]"')
 
-from cohere_server import FakeCohereServer, cohere_server, fail, malformed, overlap_score, slow  # noqa: F401
+from cohere_server import FakeCohereServer, fail, malformed, overlap_score, slow
 
 from rag_eval_adapters.rerank import (
     CohereReranker,

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from cohere_server import cohere_server  # noqa: F401
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rerank_relevancy.py"
 

@@ -10,8 +10,6 @@ import pytest
 
 pytest.importorskip("cohere", reason='needs the cohere SDK: pip install "rag-eval-adapters[cohere]"')
 
-from cohere_server import FakeCohereServer, cohere_server  # noqa: F401
-
 from rag_eval_adapters.modelcalls import CacheError, CacheWriteWarning
 from rag_eval_adapters.rerank import (
     CachedScorer,

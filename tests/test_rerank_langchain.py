@@ -16,7 +16,7 @@ pytest.importorskip("cohere", reason='needs the cohere SDK: pip install "rag-eva
 pytest.importorskip("langsmith", reason='needs langsmith: pip install "rag-eval-adapters[langchain]"')
 
 import cohere
-from cohere_server import FakeCohereServer, cohere_server, fail  # noqa: F401
+from cohere_server import FakeCohereServer, fail
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever

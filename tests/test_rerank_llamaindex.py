@@ -12,7 +12,7 @@ pytest.importorskip("cohere", reason='needs the cohere SDK: pip install "rag-eva
 pytest.importorskip("llama_index.core", reason='needs llama-index-core: pip install "rag-eval-adapters[llamaindex]"')
 
 import cohere
-from cohere_server import FakeCohereServer, cohere_server, fail, overlap_score  # noqa: F401
+from cohere_server import FakeCohereServer, fail
 from llama_index.core import VectorStoreIndex
 from llama_index.core.evaluation import RetrieverEvaluator
 from llama_index.core.evaluation.retrieval import metrics as li

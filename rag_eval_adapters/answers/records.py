@@ -10,14 +10,17 @@ References, one line per query (``references`` may be one string or a list; the 
     {"query_id": "q2", "references": ["Moscow", "Moskva"], "query_type": "fact"}
 
 Any other field (``query_type``, ``language``...) is kept for grouping. Query ids are compared as strings
-(``1`` and ``"1"`` are the same query). A malformed line raises ``ValueError`` naming the file and the line.
+(``1`` and ``"1"`` are the same query). A malformed line raises ``ValueError`` naming the file and the line; files may be gzip-compressed, ``"-"`` is
+standard input.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
+
+from .._sources import open_source
+from ..jsonl import read_jsonl_objects
 
 __all__ = ["read_jsonl_records", "join_answer_records"]
 
@@ -26,28 +29,19 @@ PathLike = str | Path
 
 def read_jsonl_records(path: PathLike, what: str = "records") -> dict[str, dict[str, Any]]:
     """``{query_id: line object}`` of a JSONL file, in file order; ``ValueError`` naming ``file:line``."""
-    p = Path(path)
     out: dict[str, dict[str, Any]] = {}
-    with open(p, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{p}:{number}"
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{where}: not valid JSON ({exc.msg})") from None
-            if not isinstance(obj, dict):
-                raise ValueError(f"{where}: expected a JSON object with query_id, got {type(obj).__name__}")
-            qid = obj.get("query_id")
-            if isinstance(qid, bool) or not isinstance(qid, (str, int)):
-                raise ValueError(f'{where}: "query_id" must be a string or an integer, got {qid!r}')
-            qid = str(qid)
-            if qid in out:
-                raise ValueError(f"{where}: query_id {qid!r} appears twice in the {what}")
-            out[qid] = {**obj, "query_id": qid}
+    source = open_source(path)
+    for number, obj in read_jsonl_objects(source):
+        where = f"{source}:{number}"
+        qid = obj.get("query_id")
+        if isinstance(qid, bool) or not isinstance(qid, (str, int)):
+            raise ValueError(f'{where}: "query_id" must be a string or an integer, got {qid!r}')
+        qid = str(qid)
+        if qid in out:
+            raise ValueError(f"{where}: query_id {qid!r} appears twice in the {what}")
+        out[qid] = {**obj, "query_id": qid}
     if not out:
-        raise ValueError(f"{p}: no {what} in the file")
+        raise ValueError(f"{source}: no {what} in the file")
     return out
 
 

@@ -12,15 +12,22 @@ Relevance survives re-chunking (:mod:`.relevance`); every configuration's number
 
 from __future__ import annotations
 
-from .answering import ANSWER_PROMPT, ExtractiveAnswerer, LLMAnswerer, split_sentences
-from .chunking import Chunk, Chunking, FunctionChunking, parse_chunking, sentence_chunking
-from .embedding import CachedEmbedder, E5Scorer, default_embedder
-from .fusion import reciprocal_rank_fusion
-from .inputs import Case, Document, Span, cases_from_records, load_cases, load_documents
-from .pipeline import EVAL_MODES, BenchResult, BenchSettings, run_bench
-from .relevance import build_qrels, judge_case, span_grades
-from .retrievers import BM25Retriever, DenseRetriever, HybridRetriever, Retriever
-from .scoring import METRIC_DEFINITIONS, ConfigResult
+import importlib
+from typing import Any
+
+_EXPORTS = {  # public name -> its module; loaded on first use, so the name tables are cheap to read
+    **dict.fromkeys(("ANSWER_PROMPT", "ExtractiveAnswerer", "LLMAnswerer", "split_sentences"), ".answering"),
+    **dict.fromkeys(("Chunk", "Chunking", "FunctionChunking", "parse_chunking", "sentence_chunking"), ".chunking"),
+    **dict.fromkeys(("Component", "RETRIEVERS", "RERANKERS", "DEFAULT_RETRIEVERS", "DEFAULT_RERANKERS"),
+                    ".components"),
+    **dict.fromkeys(("CachedEmbedder", "E5Scorer", "default_embedder"), ".embedding"),
+    "reciprocal_rank_fusion": ".fusion",
+    **dict.fromkeys(("Case", "Document", "Span", "cases_from_records", "load_cases", "load_documents"), ".inputs"),
+    **dict.fromkeys(("EVAL_MODES", "BenchResult", "BenchSettings", "run_bench"), ".pipeline"),
+    **dict.fromkeys(("build_qrels", "judge_case", "span_grades"), ".relevance"),
+    **dict.fromkeys(("BM25Retriever", "DenseRetriever", "HybridRetriever", "Retriever"), ".retrievers"),
+    **dict.fromkeys(("METRIC_DEFINITIONS", "ConfigResult"), ".scoring"),
+}
 
 __all__ = [
     "run_bench", "BenchSettings", "BenchResult", "ConfigResult", "EVAL_MODES", "METRIC_DEFINITIONS",
@@ -28,6 +35,19 @@ __all__ = [
     "Chunk", "Chunking", "FunctionChunking", "sentence_chunking", "parse_chunking",
     "span_grades", "judge_case", "build_qrels",
     "Retriever", "BM25Retriever", "DenseRetriever", "HybridRetriever", "reciprocal_rank_fusion",
+    "RETRIEVERS", "RERANKERS", "DEFAULT_RETRIEVERS", "DEFAULT_RERANKERS", "Component",
     "CachedEmbedder", "E5Scorer", "default_embedder",
     "ExtractiveAnswerer", "LLMAnswerer", "ANSWER_PROMPT", "split_sentences",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

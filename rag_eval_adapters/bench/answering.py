@@ -81,10 +81,9 @@ class LLMAnswerer:
 
     def __init__(self, llm: Any, prompt: str = ANSWER_PROMPT, *, cache: Any = None, prices: Any = None,
                  retry: Any = None) -> None:
-        from ..modelcalls import InMemoryCache, RetryPolicy, UsageMeter, open_cache
-        from ..testsets import as_chat_llm
+        from ..modelcalls import InMemoryCache, RetryPolicy, UsageMeter, open_cache, resolve_llm
 
-        self.llm = as_chat_llm(llm)
+        self.llm = resolve_llm(llm)
         self.prompt = prompt
         self.name = f"llm:{self.llm.name}"
         opened = open_cache(cache)

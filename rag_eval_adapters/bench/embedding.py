@@ -19,10 +19,11 @@ __all__ = ["default_embedder", "CachedEmbedder", "E5Scorer"]
 
 
 def default_embedder() -> Any:
-    """The offline E5 embedder (:class:`rag_eval_adapters.answers.E5Embedder`, multilingual-e5-small, 4-bit)."""
-    from ..answers import E5Embedder
+    """The offline E5 embedder (:class:`rag_eval_adapters.answers.E5Embedder`, multilingual-e5-small, 4-bit),
+    built by :func:`rag_eval_adapters.modelcalls.resolve_embedder`."""
+    from ..modelcalls import resolve_embedder
 
-    return E5Embedder()
+    return resolve_embedder("e5")
 
 
 class CachedEmbedder:

@@ -12,11 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..modelcalls import resolve_embedder
 from ..progress import progress_bar
+from ..testsets import QUESTION_TYPES, TestCase, TestSet, read_testset
 from .answering import ExtractiveAnswerer
 from .chunking import Chunk, as_chunking
+from .components import DEFAULT_RERANKERS, DEFAULT_RETRIEVERS, needs_embedder
 from .embedding import CachedEmbedder, default_embedder
-from .inputs import Case, Document, cases_from_records, check_spans, load_cases, load_documents
+from .inputs import Document, check_spans, load_documents
 from .relevance import build_qrels
 from .rerank_step import rerank_hits, resolve_reranker
 from .retrievers import resolve_retriever
@@ -24,7 +27,7 @@ from .scoring import ConfigResult, score_config
 
 __all__ = ["BenchSettings", "BenchResult", "run_bench", "EVAL_MODES"]
 
-EVAL_MODES = {"all": ("literal", "paraphrase", "scenario"), "literal": ("literal",),
+EVAL_MODES = {"all": QUESTION_TYPES, "literal": ("literal",),
               "semantic": ("paraphrase", "scenario")}
 
 
@@ -63,7 +66,7 @@ class BenchResult:
     """What :func:`run_bench` computed: per configuration results, the comparison, the verdict, the files."""
 
     results: list[ConfigResult]
-    cases: list[Case]
+    cases: list[TestCase]
     documents: list[Document]
     chunks: dict[str, list[Chunk]]
     qrels: dict[str, dict[str, dict[str, int]]]
@@ -93,12 +96,13 @@ def _progress(iterable: Iterable, desc: str, total: int | None, enabled: bool) -
     return progress_bar(iterable, total=total, desc=desc, show=enabled)
 
 
-def _inputs(documents: Any, testset: Any, eval_mode: str) -> tuple[list[Document], list[Case], str]:
+def _inputs(documents: Any, testset: Any, eval_mode: str) -> tuple[list[Document], list[TestCase], str]:
     docs = load_documents(documents)
-    if isinstance(testset, (str, Path)):
-        cases, origin = load_cases(testset), str(testset)
+    cases = list(read_testset(testset))
+    if isinstance(testset, (str, os.PathLike)):
+        origin = str(testset)
     else:
-        cases, origin = cases_from_records(testset), "records"
+        origin = "TestSet" if isinstance(testset, TestSet) else "records"
     check_spans(cases, docs)
     kept = [c for c in cases if c.query_type in EVAL_MODES[eval_mode]]
     if not kept:
@@ -107,11 +111,7 @@ def _inputs(documents: Any, testset: Any, eval_mode: str) -> tuple[list[Document
     return docs, kept, origin
 
 
-def _needs_embedder(retrievers: Sequence[Any], rerankers: Sequence[Any], e2e: bool) -> bool:
-    return e2e or any(r in ("e5", "hybrid") for r in retrievers) or "e5" in rerankers
-
-
-def _run_retriever(retriever: Any, chunks: list[Chunk], cases: list[Case], depth: int, show: bool):
+def _run_retriever(retriever: Any, chunks: list[Chunk], cases: list[TestCase], depth: int, show: bool):
     start = time.perf_counter()
     index = retriever.index(chunks)
     hits: list = []
@@ -122,7 +122,7 @@ def _run_retriever(retriever: Any, chunks: list[Chunk], cases: list[Case], depth
     return {c.query_id: h for c, h in zip(cases, hits, strict=False)}, time.perf_counter() - start
 
 
-def _configs_for_chunking(name: str, chunks: list[Chunk], cases: list[Case], qrels: dict, retrievers: list,
+def _configs_for_chunking(name: str, chunks: list[Chunk], cases: list[TestCase], qrels: dict, retrievers: list,
                           rerankers: list, settings: BenchSettings, show: bool) -> list[ConfigResult]:
     results = []
     texts = {c.chunk_id: c.text for c in chunks}
@@ -144,7 +144,7 @@ def _configs_for_chunking(name: str, chunks: list[Chunk], cases: list[Case], qre
     return results
 
 
-def _answer_all(results: list[ConfigResult], cases: list[Case], chunks: dict[str, list[Chunk]], answerer: Any,
+def _answer_all(results: list[ConfigResult], cases: list[TestCase], chunks: dict[str, list[Chunk]], answerer: Any,
                 embedder: Any, settings: BenchSettings, show: bool) -> None:
     """Answer the first ``e2e_limit`` questions (that have a reference answer) in every configuration."""
     from .answer_scores import score_answers
@@ -180,8 +180,8 @@ def run_bench(
     testset: Any,
     *,
     chunkings: Sequence[Any] = ("256:32", "512:64"),
-    retrievers: Sequence[Any] = ("bm25", "e5", "hybrid"),
-    rerankers: Sequence[Any] = (),
+    retrievers: Sequence[Any] = DEFAULT_RETRIEVERS,
+    rerankers: Sequence[Any] = DEFAULT_RERANKERS,
     settings: BenchSettings | None = None,
     answerer: Any = "extractive",
     embedder: Any = None,
@@ -195,9 +195,10 @@ def run_bench(
     ----------
     documents : path or records
         A JSONL file, a folder of ``.txt``/``.md`` files, or records with ``doc_id`` and ``text``.
-    testset : path or records
-        A test-set JSONL (``query_id``, ``query``, ``query_type``, ``answer`` and evidence spans, expected
-        texts or chunk ids) or records of the same shape.
+    testset : path, TestSet or records
+        Anything :func:`rag_eval_adapters.testsets.read_testset` reads: a test-set JSONL (``query_id``,
+        ``query``, ``query_type``, ``answer`` and evidence spans, evidence texts or chunk ids), the
+        ``TestSet`` that ``generate_testset`` returns, or ``TestCase`` objects / records of the line's shape.
     chunkings : sequence
         ``"SIZE:OVERLAP"`` strings (LlamaIndex ``SentenceSplitter``) or chunking objects.
     retrievers : sequence
@@ -209,7 +210,9 @@ def run_bench(
     answerer : "extractive", None or an answerer
         How answers are produced for the first ``settings.e2e_limit`` questions (None: no answers).
     embedder, cache_dir
-        The embedder (default: offline E5) and the folder of its vector cache (default ``output_dir/.cache``).
+        The embedder (default: offline E5; a name of ``modelcalls.EMBEDDERS`` such as ``"openai:MODEL"``, an
+        Embedder, or a LlamaIndex / LangChain embedding model) and the folder of its vector cache (default
+        ``output_dir/.cache``).
     output_dir : path, optional
         Where ``report.json``, ``report.md``, ``report.txt``, charts, runs and qrels are written.
     """
@@ -220,8 +223,8 @@ def run_bench(
     rerank_specs = list(rerankers)
     cache_dir = cache_dir or (Path(output_dir) / ".cache" if output_dir else None)
     vectors = None
-    if embedder is not None or _needs_embedder(list(retrievers), rerank_specs, e2e):
-        vectors = CachedEmbedder(embedder if embedder is not None else default_embedder(), cache_dir)
+    if embedder is not None or e2e or needs_embedder(retrievers, rerank_specs):
+        vectors = CachedEmbedder(default_embedder() if embedder is None else resolve_embedder(embedder), cache_dir)
     chunkers = [as_chunking(c) for c in chunkings]
     retriever_objs = [resolve_retriever(r, vectors, settings.candidates) for r in retrievers]
     scorers = [(resolve_reranker(r, vectors), r if isinstance(r, str) else getattr(r, "name", "rerank"))

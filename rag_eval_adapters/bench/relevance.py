@@ -22,8 +22,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from ..matching import contains_match
+from ..testsets import TestCase
 from .chunking import Chunk
-from .inputs import Case
 
 __all__ = ["span_grades", "judge_case", "build_qrels", "relevance_source"]
 
@@ -45,22 +45,22 @@ def span_grades(chunks: Sequence[Chunk], spans: Sequence) -> dict[str, int]:
     return grades
 
 
-def relevance_source(case: Case) -> str:
+def relevance_source(case: TestCase) -> str:
     """Which evidence judges ``case``: ``"spans"``, ``"texts"`` or ``"chunk_ids"``."""
-    if case.spans:
+    if case.evidence_spans:
         return "spans"
-    return "texts" if case.expected_texts else "chunk_ids"
+    return "texts" if case.texts else "chunk_ids"
 
 
-def judge_case(case: Case, chunks: Sequence[Chunk], chunking: str, chunk_ids: set[str] | None = None) -> dict[str, int]:
+def judge_case(case: TestCase, chunks: Sequence[Chunk], chunking: str, chunk_ids: set[str] | None = None) -> dict[str, int]:
     """The judgments ``{chunk_id: grade}`` of one case for the chunks of one chunking (see the module doc)."""
     source = relevance_source(case)
     if source == "spans":
-        return span_grades(chunks, case.spans)
+        return span_grades(chunks, case.evidence_spans)
     if source == "texts":
-        return {c.chunk_id: 1 for c in chunks if any(contains_match(c.text, t) for t in case.expected_texts)}
+        return {c.chunk_id: 1 for c in chunks if any(contains_match(c.text, t) for t in case.texts)}
     known = chunk_ids if chunk_ids is not None else {c.chunk_id for c in chunks}
-    unknown = [c for c in case.chunk_ids if c not in known]
+    unknown = [c for c in case.relevant_chunk_ids if c not in known]
     if unknown:
         where = f"line {case.line}: " if case.line else ""
         raise ValueError(
@@ -68,10 +68,10 @@ def judge_case(case: Case, chunks: Sequence[Chunk], chunking: str, chunk_ids: se
             f"{chunking!r}; chunk ids judge only the chunking they came from. Give evidence_spans (or the "
             "evidence text) to compare chunkings, or benchmark that chunking only"
         )
-    return {c: 1 for c in case.chunk_ids}
+    return {c: 1 for c in case.relevant_chunk_ids}
 
 
-def build_qrels(cases: Sequence[Case], chunks: Sequence[Chunk], chunking: str) -> tuple[dict[str, dict[str, int]], dict[str, str]]:
+def build_qrels(cases: Sequence[TestCase], chunks: Sequence[Chunk], chunking: str) -> tuple[dict[str, dict[str, int]], dict[str, str]]:
     """``({query_id: {chunk_id: grade}}, {query_id: reason})`` under one chunking.
 
     A case that no chunk of the chunking is relevant to (an expected text that every chunk boundary cuts,

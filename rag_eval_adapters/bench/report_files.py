@@ -37,7 +37,7 @@ def write_trec_qrels(path: Path, qrels: dict) -> None:
 
 
 def _span_texts(case: Any, docs: dict[str, str]) -> list[str]:
-    return [docs[s.doc_id][s.start:s.end] for s in case.spans] or list(case.expected_texts) or list(case.chunk_ids)
+    return [docs[s.doc_id][s.start:s.end] for s in case.evidence_spans] or case.texts or list(case.relevant_chunk_ids)
 
 
 def _worst(result: Any, bench: Any, metric: str, texts: dict[str, str], docs: dict[str, str]) -> list[dict]:

@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from .chunking import Chunk
+from .components import RETRIEVERS
 from .fusion import reciprocal_rank_fusion
 
 __all__ = ["Retriever", "BM25Retriever", "DenseRetriever", "HybridRetriever", "trec_order", "resolve_retriever"]
@@ -137,20 +138,32 @@ class HybridRetriever:
         return _HybridIndex([r.index(chunks) for r in self.retrievers], self.depth, self.rrf_k)
 
 
-RETRIEVER_NAMES = ("bm25", "e5", "hybrid")
+RETRIEVER_NAMES = tuple(RETRIEVERS)  # the old name of the table's keys
+
+
+def build_bm25(embedder: Any, depth: int) -> BM25Retriever:
+    """The ``bm25`` retriever."""
+    return BM25Retriever()
+
+
+def build_dense(embedder: Any, depth: int) -> DenseRetriever:
+    """The ``e5`` retriever: dense, by the benchmark's embedder."""
+    return DenseRetriever(embedder)
+
+
+def build_hybrid(embedder: Any, depth: int) -> HybridRetriever:
+    """The ``hybrid`` retriever: ``bm25`` and ``e5`` fused by reciprocal rank fusion."""
+    return HybridRetriever([BM25Retriever(), DenseRetriever(embedder)], depth=depth)
 
 
 def resolve_retriever(spec: Any, embedder: Any | None = None, depth: int = 50) -> Any:
-    """A retriever from a name (``bm25``, ``e5``, ``hybrid``) or a retriever object (returned as is)."""
+    """A retriever from a name of :data:`~rag_eval_adapters.bench.components.RETRIEVERS` or a retriever object
+    (returned as is)."""
     if not isinstance(spec, str):
         if not (hasattr(spec, "index") and hasattr(spec, "name")):
             raise TypeError(f"a retriever needs a name and index(chunks), got {type(spec).__name__}; wrap "
                             "LlamaIndex or LangChain retrievers with their bench adapters")
         return spec
-    if spec == "bm25":
-        return BM25Retriever()
-    if spec == "e5":
-        return DenseRetriever(embedder)
-    if spec == "hybrid":
-        return HybridRetriever([BM25Retriever(), DenseRetriever(embedder)], depth=depth)
-    raise ValueError(f"unknown retriever {spec!r}: choose from {', '.join(RETRIEVER_NAMES)}")
+    if spec not in RETRIEVERS:
+        raise ValueError(f"unknown retriever {spec!r}: choose from {', '.join(RETRIEVERS)}")
+    return RETRIEVERS[spec].make(embedder, depth)

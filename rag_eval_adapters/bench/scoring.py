@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import Report, evaluate
 from ..compare import compare_per_query
-from .inputs import Case
+from ..testsets import TestCase
 
 __all__ = ["METRIC_DEFINITIONS", "metric_keys", "ConfigResult", "score_config", "compare_configs", "verdict",
            "headline_metric"]
@@ -64,7 +64,7 @@ class ConfigResult:
 
 
 def score_config(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Sequence[tuple[str, float]]],
-                 cases: Sequence[Case], ks: Sequence[int]) -> tuple[Report, Any]:
+                 cases: Sequence[TestCase], ks: Sequence[int]) -> tuple[Report, Any]:
     """The core :func:`evaluate` of a run (judged queries only), with each query's ``query_type`` as an
     attribute, and its :meth:`~rag_eval_adapters.Report.by` ``query_type`` groups."""
     scores = {q: {d: s for d, s in hits} for q, hits in run.items() if q in qrels}

@@ -25,7 +25,8 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from .. import __version__
-from ._common import CLIError, _one_line, progress_enabled
+from ._errors import CLIError, one_line
+from ._progress import progress_enabled
 
 __all__ = ["main", "build_parser", "CLIError", "progress_enabled", "COMMANDS"]
 
@@ -68,11 +69,11 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None,
         print(f"rag-eval: error: {exc}", file=stderr)
         return 2
     except ImportError as exc:
-        print(f"rag-eval: error: {_one_line(str(exc))}; install the command's dependencies with "
+        print(f"rag-eval: error: {one_line(str(exc))}; install the command's dependencies with "
               "pip install 'rag-eval-adapters[cli]'", file=stderr)
         return 2
     except (OverflowError, RecursionError, MemoryError) as exc:  # a number or a nesting no input should hold
-        print(f"rag-eval: error: {_one_line(str(exc)) or type(exc).__name__}: an input or option value is too large "
+        print(f"rag-eval: error: {one_line(str(exc)) or type(exc).__name__}: an input or option value is too large "
               "or too deeply nested", file=stderr)
         return 2
     except KeyboardInterrupt:

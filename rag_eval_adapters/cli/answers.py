@@ -4,22 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from pathlib import Path
 from typing import Any, TextIO
 
-from ._common import (
-    FORMATS,
-    CLIError,
-    _check_plot_path,
-    _emit,
-    _is_tty,
-    _one_line,
-    _plot,
-    _print_rich,
-    progress_enabled,
-)
+from ._errors import CLIError, one_line
 from ._io import check_count, check_inputs, check_outputs, fail_on_errors, output_format
+from ._models import add_embedder_options, embedder_from_args
+from ._output import FORMATS, check_plot_path, emit, plot, print_rich
+from ._progress import is_tty, progress_enabled
 
 DEFAULT_ANSWER_METRICS = ("em", "f1", "rouge_l")
 
@@ -40,10 +32,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("-m", "--metric", action="append", metavar="METRIC",
                    help="em, f1, token_precision, token_recall, rouge_l (_precision, _recall), rouge_l_stem, "
                         "semantic_similarity (repeatable or comma-separated; default em, f1, rouge_l)")
-    p.add_argument("--embedder", default="e5", metavar="NAME",
-                   help="for semantic_similarity: 'e5' (offline multilingual-e5-small, the default) or "
-                        "'openai:MODEL' (an OpenAI-compatible endpoint; key from OPENAI_API_KEY)")
-    p.add_argument("--base-url", metavar="URL", help="the OpenAI-compatible endpoint for --embedder openai:MODEL")
+    add_embedder_options(p, what="semantic_similarity")
     p.add_argument("--cache", metavar="FILE", help="SQLite file caching embeddings across runs")
     p.add_argument("--group-by", metavar="FIELD", help="also show means, counts and 95%% CIs per value of FIELD")
     p.add_argument("--per-query", action="store_true", help="also list every answer, worst first")
@@ -64,24 +53,7 @@ def _metrics(names: list[str] | None) -> list[Any]:
     try:
         return parse_answer_metrics(items)
     except (TypeError, ValueError) as exc:
-        raise CLIError(_one_line(str(exc))) from None
-
-
-def _embedder(spec: str, base_url: str | None) -> Any:
-    from ..answers import E5Embedder, OpenAIEmbedder
-
-    kind, _, model = spec.partition(":")
-    try:
-        if kind == "e5" and not model:
-            return E5Embedder()
-        if kind == "openai" and model:
-            if not base_url and not os.environ.get("OPENAI_API_KEY"):
-                raise CLIError("--embedder openai:MODEL needs OPENAI_API_KEY in the environment (or --base-url "
-                               "of a server that takes any key)")
-            return OpenAIEmbedder(model, base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") or "none")
-    except ImportError as exc:
-        raise CLIError(_one_line(str(exc))) from None
-    raise CLIError(f"--embedder takes 'e5' or 'openai:MODEL', got {spec!r}")
+        raise CLIError(one_line(str(exc))) from None
 
 
 def _load(args: argparse.Namespace) -> tuple[list[dict], int]:
@@ -90,7 +62,7 @@ def _load(args: argparse.Namespace) -> tuple[list[dict], int]:
     try:
         return join_answer_records(args.predictions, args.references)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise CLIError(_one_line(str(exc))) from None
+        raise CLIError(one_line(str(exc))) from None
     except OSError as exc:
         raise CLIError(f"cannot read {exc.filename}: {exc.strerror or exc}") from None
 
@@ -98,7 +70,7 @@ def _load(args: argparse.Namespace) -> tuple[list[dict], int]:
 def cmd_answers(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from ..answers import evaluate_answers
 
-    _check_plot_path(args.plot)
+    check_plot_path(args.plot)
     check_count(args.limit, "--limit")
     inputs = [(args.predictions, "predictions")] + ([(args.references, "references")] if args.references else [])
     check_inputs(inputs)
@@ -106,11 +78,11 @@ def cmd_answers(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     args.format = output_format(args.format, args.output)
     metrics = _metrics(args.metric)
     records, unmatched = _load(args)
-    embedder = _embedder(args.embedder, args.base_url) if any(m.needs_embedder for m in metrics) else None
+    embedder = embedder_from_args(args.embedder, args.base_url) if any(m.needs_embedder for m in metrics) else None
     try:
         report = evaluate_answers(records, metrics, embedder, cache=args.cache, progress=progress_enabled(stderr))
     except (TypeError, ValueError) as exc:
-        raise CLIError(_one_line(str(exc))) from None
+        raise CLIError(one_line(str(exc))) from None
     if unmatched:
         report.counts["predictions_without_reference"] = unmatched
     if args.sort_by is not None and args.sort_by not in report.keys:
@@ -124,7 +96,7 @@ def cmd_answers(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     if args.plot:
         means = {str(g.group): dict(g.mean) for g in grouped.rows if g.mean} if grouped else {
             Path(args.predictions).name: dict(report.mean)}
-        _plot(means, args.plot, stderr, title="Answer metrics")
+        plot(means, args.plot, stderr, title="Answer metrics")
     fail_on_errors({"answers": report}, args.allow_errors)
     return 0
 
@@ -133,9 +105,9 @@ def _render(report: Any, grouped: Any, args: argparse.Namespace, stdout: TextIO,
     from ..reports import evaluation_tables, render_evaluation, render_groups
 
     options = dict(per_query=args.per_query, sort_by=args.sort_by or report.keys[0], limit=args.limit)
-    if args.format == "table" and not args.output and _is_tty(stdout):
+    if args.format == "table" and not args.output and is_tty(stdout):
         tables = evaluation_tables(report, title="Answers: mean over queries", **options)
-        _print_rich(tables, stdout)
+        print_rich(tables, stdout)
         if grouped is not None:
             stdout.write(render_groups(grouped, "table"))
         return
@@ -147,4 +119,4 @@ def _render(report: Any, grouped: Any, args: argparse.Namespace, stdout: TextIO,
             text = json.dumps(data, indent=2, default=str) + "\n"
         else:
             text += "\n" + render_groups(grouped, args.format)
-    _emit(text, args.output, stdout, stderr)
+    emit(text, args.output, stdout, stderr)

@@ -3,17 +3,25 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..multitest import CORRECTIONS
-from ._common import CLIError, _one_line, parse_ks, progress_enabled
+from ._errors import CLIError, one_line
 from ._io import MAX_RESAMPLES, check_count
+from ._metrics import parse_ks
+from ._models import add_llm_options, llm_from_args
+from ._progress import progress_enabled
+
+
+def _listing(table: dict[str, Any]) -> str:
+    return "; ".join(f"{name}: {c.summary}" for name, c in table.items())
 
 
 def add_parser(sub: Any) -> None:
     """Register the command on the ``rag-eval`` subparsers."""
+    from ..bench.components import DEFAULT_RETRIEVERS, RERANKERS, RETRIEVERS
+
     p = sub.add_parser(
         "bench", help="benchmark chunkings x retrievers (x rerankers) on a test set, with answers",
         description="Chunk the documents every given way, retrieve with every retriever (and rerank), score "
@@ -21,13 +29,14 @@ def add_parser(sub: Any) -> None:
                     "and write report.json, report.md, report.txt, charts, TREC runs and qrels.")
     p.add_argument("--documents", required=True, metavar="DIR_OR_JSONL",
                    help="a folder of .txt/.md files or a JSONL of {doc_id, text}")
-    p.add_argument("--testset", metavar="FILE", help="test-set JSONL (rag-eval generate, or by hand)")
+    p.add_argument("--testset", metavar="FILE", help="test-set JSONL (rag-eval generate, or by hand; gzip allowed, - reads standard input)")
     p.add_argument("--chunking", action="append", metavar="SIZE:OVERLAP",
                    help="a SentenceSplitter chunking in tokens (repeatable; default 256:32 and 512:64)")
-    p.add_argument("--retriever", action="append", choices=("bm25", "e5", "hybrid"),
-                   help="retriever (repeatable; default bm25, e5 and hybrid)")
-    p.add_argument("--rerank", action="append", choices=("lexical", "e5", "cohere"),
-                   help="rerank each retriever's candidates (repeatable; adds a configuration each)")
+    p.add_argument("--retriever", action="append", choices=tuple(RETRIEVERS), metavar="NAME",
+                   help=f"retriever (repeatable; default {', '.join(DEFAULT_RETRIEVERS)}): {_listing(RETRIEVERS)}")
+    p.add_argument("--rerank", action="append", choices=tuple(RERANKERS), metavar="NAME",
+                   help=f"rerank each retriever's candidates (repeatable; adds a configuration each): "
+                        f"{_listing(RERANKERS)}")
     p.add_argument("--candidates", type=int, default=50, metavar="N", help="candidates retrieved for reranking (default 50)")
     p.add_argument("--k", metavar="K,K,...", help="cutoffs (default 1,3,5,10,20)")
     p.add_argument("--eval-mode", choices=("all", "literal", "semantic"), default="all",
@@ -35,10 +44,7 @@ def add_parser(sub: Any) -> None:
     e2e = p.add_mutually_exclusive_group()
     e2e.add_argument("--e2e-limit", type=int, default=20, metavar="N", help="answer the first N questions (default 20)")
     e2e.add_argument("--skip-e2e", action="store_true", help="do not answer questions")
-    p.add_argument("--llm-model", metavar="M", help="answer with this chat model instead of the extractive baseline")
-    p.add_argument("--llm-base-url", metavar="URL", help="an OpenAI-compatible server (default: OpenAI)")
-    p.add_argument("--llm-api-key-env", default="OPENAI_API_KEY", metavar="NAME",
-                   help="environment variable holding the API key (default OPENAI_API_KEY)")
+    add_llm_options(p, model_help="answer (and --generate) with this chat model instead of the extractive baseline")
     p.add_argument("--generate", action="store_true",
                    help="first generate the test set (OUTPUT/testset.jsonl) with --llm-model from the first chunking")
     p.add_argument("--samples", type=int, default=30, metavar="N", help="questions to generate (with --generate)")
@@ -65,7 +71,7 @@ def _check_args(args: argparse.Namespace) -> None:
                        "local server)")
     if not args.testset and not args.generate:
         raise CLIError("give --testset FILE (or --generate with --llm-model)")
-    if args.testset and not Path(args.testset).is_file():
+    if args.testset and args.testset != "-" and not Path(args.testset).exists():
         raise CLIError(f"test set file not found: {args.testset}")
     if not Path(args.documents).exists():
         raise CLIError(f"documents not found: {args.documents}")
@@ -86,21 +92,12 @@ def _cache_file(args: argparse.Namespace, name: str) -> str:
     return str(folder / name)
 
 
-def _llm(args: argparse.Namespace) -> Any:
-    from ..testsets import OpenAICompatibleLLM
-
-    key = os.environ.get(args.llm_api_key_env)
-    if not key and not args.llm_base_url:
-        raise CLIError(f"--llm-model needs an API key in ${args.llm_api_key_env} (or --llm-base-url for a local server)")
-    return OpenAICompatibleLLM(args.llm_model, base_url=args.llm_base_url, api_key=key)
-
-
 def _answerer(args: argparse.Namespace) -> Any:
     if not args.llm_model:
         return "extractive"
     from ..bench import LLMAnswerer
 
-    return LLMAnswerer(_llm(args), cache=_cache_file(args, "answers.sqlite"))
+    return LLMAnswerer(llm_from_args(args), cache=_cache_file(args, "answers.sqlite"))
 
 
 def _generate(args: argparse.Namespace, chunking: str, stderr: TextIO) -> str:
@@ -112,14 +109,14 @@ def _generate(args: argparse.Namespace, chunking: str, stderr: TextIO) -> str:
     records = [{"chunk_id": c.chunk_id, "text": c.text, "doc_id": c.doc_id, "start": c.start} for c in chunks]
     path = Path(args.output) / "testset.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
-    testset = generate_testset(records, _llm(args), samples=args.samples, cache=_cache_file(args, "generate.sqlite"),
+    testset = generate_testset(records, llm_from_args(args), samples=args.samples, cache=_cache_file(args, "generate.sqlite"),
                                output=str(path), progress=progress_enabled(stderr))
     print(f"rag-eval: generated {path}: {testset.summary.get('generated')} questions", file=stderr)
     return str(path)
 
 
 def cmd_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    from ..bench import BenchSettings, run_bench
+    from ..bench import DEFAULT_RERANKERS, DEFAULT_RETRIEVERS, BenchSettings, run_bench
     from ..bench.console import print_summary
     from ..modelcalls import CacheError, ModelCallError
 
@@ -131,11 +128,11 @@ def cmd_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
                                  eval_mode=args.eval_mode, e2e_limit=0 if args.skip_e2e else args.e2e_limit,
                                  permutations=args.permutations, correction=args.correction)
         result = run_bench(args.documents, args.testset, chunkings=args.chunking or ["256:32", "512:64"],
-                           retrievers=args.retriever or ["bm25", "e5", "hybrid"], rerankers=args.rerank or [],
+                           retrievers=args.retriever or DEFAULT_RETRIEVERS, rerankers=args.rerank or DEFAULT_RERANKERS,
                            settings=settings, answerer=_answerer(args), output_dir=args.output,
                            cache_dir=args.cache_dir, show_progress=progress_enabled(stderr))
     except (ValueError, TypeError, ModelCallError, CacheError) as exc:
-        raise CLIError(_one_line(str(exc))) from None
+        raise CLIError(one_line(str(exc))) from None
     except OSError as exc:
         raise CLIError(f"{getattr(exc, 'filename', '') or ''} {exc.strerror or exc}".strip()) from None
     print_summary(result, stdout)

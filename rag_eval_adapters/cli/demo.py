@@ -6,7 +6,8 @@ import argparse
 from typing import Any, TextIO
 
 from ..multitest import CORRECTIONS
-from ._common import CLIError, _one_line, progress_enabled
+from ._errors import CLIError, one_line
+from ._progress import progress_enabled
 
 
 def add_parser(sub: Any) -> None:
@@ -35,7 +36,7 @@ def cmd_demo(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         run_demo(output_dir=args.output_dir, stdout=stdout, stderr=stderr, show_progress=progress_enabled(stderr),
                  permutations=args.permutations, cache_dir=args.cache_dir, correction=args.correction)
     except (ValueError, TypeError) as exc:
-        raise CLIError(_one_line(str(exc))) from None
+        raise CLIError(one_line(str(exc))) from None
     except OSError as exc:
         raise CLIError(f"cannot write the report: {exc.strerror or exc}") from None
     return 0

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from pathlib import Path
 from typing import Any, TextIO
 
-from ._common import CLIError, _one_line, progress_enabled
+from ._errors import CLIError, one_line
+from ._models import add_llm_options, llm_from_args
+from ._progress import progress_enabled
 
 
 def add_parser(sub: Any) -> None:
@@ -28,10 +29,7 @@ def add_parser(sub: Any) -> None:
                     help="question types, comma-separated (default literal,paraphrase,scenario)")
     gp.add_argument("--per-chunk", type=int, default=1, metavar="N", help="questions per chunk and type (default 1)")
     gp.add_argument("--seed", type=int, default=0, help="seed of the chunk sampling (default 0)")
-    gp.add_argument("--llm-model", required=True, metavar="M", help="model name, e.g. gpt-4o-mini")
-    gp.add_argument("--llm-base-url", metavar="URL", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp)")
-    gp.add_argument("--llm-api-key-env", default="OPENAI_API_KEY", metavar="NAME",
-                    help="environment variable holding the API key (default OPENAI_API_KEY)")
+    add_llm_options(gp, required=True, model_help="the model writing the questions, e.g. gpt-4o-mini")
     gp.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0)")
     gp.add_argument("--chunk-size", type=int, default=512, metavar="TOKENS", help="chunk size for documents (512)")
     gp.add_argument("--chunk-overlap", type=int, default=64, metavar="TOKENS", help="chunk overlap (64)")
@@ -61,25 +59,24 @@ def _check_numbers(args: argparse.Namespace) -> None:
 
 
 def _read_jsonl(path: Path) -> tuple[list[dict], dict[str, str]]:
+    from ..jsonl import read_jsonl_objects
+
     chunks, documents = [], {}
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise CLIError(f"{path.name} line {number}: invalid JSON ({_one_line(str(exc))})") from None
-            if not isinstance(row, dict) or not isinstance(row.get("text"), str):
-                raise CLIError(f"{path.name} line {number}: expected an object with a 'text' string")
+    try:
+        for number, row in read_jsonl_objects(path):
+            where = f"{path}:{number}"
+            if not isinstance(row.get("text"), str):
+                raise CLIError(f"{where}: expected an object with a 'text' string")
             if "chunk_id" in row:
                 chunks.append(row)
             elif isinstance(row.get("doc_id", row.get("id")), str):
                 documents[row.get("doc_id", row.get("id"))] = row["text"]
             else:
-                raise CLIError(f"{path.name} line {number}: give 'chunk_id' (a chunk) or 'doc_id' (a document)")
+                raise CLIError(f"{where}: give 'chunk_id' (a chunk) or 'doc_id' (a document)")
             if chunks and documents:
-                raise CLIError(f"{path.name} line {number}: the file mixes chunks and documents; use one kind")
+                raise CLIError(f"{where}: the file mixes chunks and documents; use one kind")
+    except ValueError as exc:
+        raise CLIError(one_line(str(exc))) from None
     return chunks, documents
 
 
@@ -114,17 +111,6 @@ def load_corpus(path: str, chunk_size: int, chunk_overlap: int) -> list[dict]:
     return chunks
 
 
-def _llm(args: argparse.Namespace) -> Any:
-    from ..testsets import OpenAICompatibleLLM
-
-    key = os.environ.get(args.llm_api_key_env, "").strip() or None
-    if key is None and not args.llm_base_url and not args.dry_run:
-        raise CLIError(f"no API key: set {args.llm_api_key_env} (or --llm-api-key-env NAME), or give --llm-base-url "
-                       "of a local server")
-    return OpenAICompatibleLLM(args.llm_model, base_url=args.llm_base_url, api_key=key or "not-needed",
-                               temperature=args.temperature, timeout=args.timeout)
-
-
 def cmd_generate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from ..modelcalls import CacheError, ModelCallError, Prices
     from ..testsets import generate_testset
@@ -135,15 +121,16 @@ def cmd_generate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
     if args.output and Path(args.output).resolve() == Path(args.corpus).resolve():
         raise CLIError(f"--output {args.output!r} is the corpus; choose another file")
     chunks = load_corpus(args.corpus, args.chunk_size, args.chunk_overlap)
+    llm = llm_from_args(args, require_key=not args.dry_run, temperature=args.temperature, timeout=args.timeout)
     try:
         prices = Prices(args.price_input, args.price_output) if args.price_input is not None else None
         testset = generate_testset(
-            chunks, _llm(args), samples=args.samples, types=args.types, per_chunk=args.per_chunk, seed=args.seed,
+            chunks, llm, samples=args.samples, types=args.types, per_chunk=args.per_chunk, seed=args.seed,
             max_concurrency=args.max_concurrency, cache=args.cache, output=args.output, dry_run=args.dry_run,
             prices=prices, timeout=args.timeout, min_chunk_chars=args.min_chunk_chars,
             progress=progress_enabled(stderr),
         )
     except (ValueError, TypeError, CacheError, ModelCallError) as exc:
-        raise CLIError(_one_line(str(exc))) from None
+        raise CLIError(one_line(str(exc))) from None
     print(json.dumps(testset.summary, indent=2, ensure_ascii=False), file=stdout)
     return 0

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
-from ._common import CLIError, _emit, _one_line
+from ._errors import CLIError, one_line
 from ._io import check_confidence, check_count, check_inputs, check_outputs, output_format
+from ._models import add_embedder_options, embedder_from_args
+from ._output import emit
 
 BUILTINS = ("ragchecker",)
 DEFAULT_METRICS = ("token_f1",)
@@ -42,9 +44,7 @@ def add_parser(sub: Any) -> None:
                    help="statistics the table shows: pearson, spearman, kendall_tau_b, accuracy, kappa, "
                         "kappa_quadratic (repeatable; default pearson and spearman; JSON and CSV hold all)")
     p.add_argument("--no-baselines", action="store_true", help="leave out answer length and reference overlap")
-    p.add_argument("--embedder", default="e5", metavar="NAME",
-                   help="for semantic_similarity: 'e5' (offline, default) or 'openai:MODEL'")
-    p.add_argument("--base-url", metavar="URL", help="the OpenAI-compatible endpoint for --embedder openai:MODEL")
+    add_embedder_options(p, what="semantic_similarity")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                    help="bootstrap resamples of questions for each interval (default 1000)")
     p.add_argument("--confidence", type=float, default=0.95, metavar="C", help="interval coverage (default 0.95)")
@@ -58,14 +58,12 @@ def add_parser(sub: Any) -> None:
 def _scorers(args: argparse.Namespace) -> dict[str, Any]:
     from ..agreement import AnswerScorer
     from ..answers import parse_answer_metrics
-    from .answers import _embedder
-
     names = [n.strip() for item in (args.metric or DEFAULT_METRICS) for n in item.split(",") if n.strip()]
     try:
         metrics = parse_answer_metrics(names)
     except (TypeError, ValueError) as exc:
-        raise CLIError(_one_line(str(exc))) from None
-    embedder = _embedder(args.embedder, args.base_url) if any(m.needs_embedder for m in metrics) else None
+        raise CLIError(one_line(str(exc))) from None
+    embedder = embedder_from_args(args.embedder, args.base_url) if any(m.needs_embedder for m in metrics) else None
     return {m.key: AnswerScorer(m, embedder) for m in metrics}
 
 
@@ -95,8 +93,8 @@ def cmd_meta_eval(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
                                n_bootstrap=args.bootstrap, confidence=args.confidence, seed=args.seed,
                                source=args.builtin or args.data)
     except (TypeError, ValueError, SyntaxError) as exc:
-        raise CLIError(_one_line(str(exc))) from None
+        raise CLIError(one_line(str(exc))) from None
     except OSError as exc:
         raise CLIError(f"cannot read {exc.filename}: {exc.strerror or exc}") from None
-    _emit(render_meta_evaluation(result, fmt, statistics), args.output, stdout, stderr)
+    emit(render_meta_evaluation(result, fmt, statistics), args.output, stdout, stderr)
     return 0

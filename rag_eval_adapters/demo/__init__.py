@@ -19,11 +19,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..bench.components import DEFAULT_RETRIEVERS
+
 __all__ = ["data_path", "load_documents", "load_testset", "run_demo", "DEMO_CHUNKINGS", "DEMO_RETRIEVERS",
            "DEMO_RERANKER", "DEMO_E2E_LIMIT"]
 
 DEMO_CHUNKINGS = ("96:16", "256:32")
-DEMO_RETRIEVERS = ("bm25", "e5", "hybrid")
+DEMO_RETRIEVERS = DEFAULT_RETRIEVERS  # the benchmark's default retrievers (bench.components)
 DEMO_RERANKER = "lexical"
 DEMO_E2E_LIMIT = 24
 

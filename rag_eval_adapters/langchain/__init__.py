@@ -64,8 +64,6 @@ from .documents import (
 )
 from .embeddings import LangChainEmbedder
 from .evaluators import (
-    DOCUMENT_KEYS,
-    FEEDBACK_CONFIG,
     AveragePrecisionEvaluator,
     F1Evaluator,
     HitRateEvaluator,
@@ -78,8 +76,6 @@ from .evaluators import (
     RPrecisionEvaluator,
 )
 from .rerank import (
-    DOCUMENT_KEYS,
-    FEEDBACK_CONFIG,
     CohereRerankRelevancyEvaluator,
     RerankRelevancyEvaluator,
 )

@@ -3,12 +3,14 @@ a JSONL file; a malformed row (or file line) becomes that row's problem, never t
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ..jsonl import read_jsonl_objects
+from ..testsets import TestSet
 
 
 @dataclass
@@ -57,8 +59,15 @@ def _item(index: int, raw: Any) -> DatasetRow:
     try:
         if not isinstance(query, str) or not query.strip():
             raise ValueError(f"row has no query (a non-empty 'query' string is required), got {query!r:.60}")
-        item.expected_ids = _list_of_str(_field(raw, "expected_ids"), "expected_ids") or []
-        item.expected_texts = _list_of_str(_field(raw, "expected_texts"), "expected_texts")
+        ids = _field(raw, "expected_ids")
+        if ids is None:  # a hand-written test-set line names them relevant_chunk_ids
+            ids = _field(raw, "relevant_chunk_ids")
+        item.expected_ids = _list_of_str(ids, "expected_ids") or []
+        texts = _field(raw, "expected_texts")
+        if not ids and not texts:  # a test-set line or TestCase that gives only its evidence text
+            evidence = _field(raw, "evidence")
+            texts = [evidence] if isinstance(evidence, str) and evidence.strip() else evidence
+        item.expected_texts = _list_of_str(texts, "expected_texts")
         if not item.expected_ids and not item.expected_texts:
             raise ValueError("no expectation: give 'expected_ids' (or 'expected_texts') with at least one entry")
     except (TypeError, ValueError) as exc:
@@ -66,53 +75,26 @@ def _item(index: int, raw: Any) -> DatasetRow:
     return item
 
 
-def _decoded_lines(path: Path) -> Iterable[tuple[int, str | UnicodeDecodeError]]:
-    """``(line number, text)`` of each line of a UTF-8 file (a leading BOM dropped); a line that is not valid
-    UTF-8 gives its decoding error instead of ending the file."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise OSError(f"cannot read the data set file {str(path)!r}: {exc.strerror or exc}") from exc
-    for number, raw in enumerate(data.splitlines(), start=1):
-        if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-            raw = raw[3:]
-        try:
-            yield number, raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            yield number, exc
-
-
 def _load_jsonl(path: Path) -> list[DatasetRow]:
-    """One item a non-blank line; a line that cannot be read or parsed is that item's problem, naming the line."""
+    """One item a non-blank line (read by the package's one JSONL reader: gzip, BOM, any line end); a line that
+    cannot be read or parsed is that item's problem, naming ``file:line``."""
     items: list[DatasetRow] = []
-    for number, line in _decoded_lines(path):
-        where = f"{path.name} line {number}"
-        if isinstance(line, UnicodeDecodeError):
-            bad = line.object[line.start : line.start + 1].hex()
-            items.append(DatasetRow(len(items), problem=f"ValueError: {where}: not valid UTF-8 (byte 0x{bad} at "
-                                                   f"byte {line.start + 1} of the line); save the file as UTF-8"))
-            continue
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-        except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError; deep nesting recurses
-            detail = exc if isinstance(exc, ValueError) else "nested too deeply"
-            items.append(DatasetRow(len(items), problem=f"ValueError: {where}: invalid JSON ({detail})"))
-            continue
-        if not isinstance(raw, dict):
-            items.append(DatasetRow(len(items), problem=f"ValueError: {where}: expected an object "
-                                                   '{"query": ..., "expected_ids": [...]}'))
+    for number, raw in read_jsonl_objects(path, bad_lines="yield"):
+        if isinstance(raw, ValueError):
+            items.append(DatasetRow(len(items), problem=f"ValueError: {raw}"))
             continue
         item = _item(len(items), raw)
         if item.problem:
-            item.problem = f"{item.problem} ({where})"
+            item.problem = f"{item.problem} ({path}:{number})"
         items.append(item)
     return items
 
 
 def load_rows(dataset: Any) -> list[DatasetRow]:
-    """The data set's rows as items, in input order (the path of a JSONL file or an iterable of rows)."""
+    """The data set's rows as items, in input order (the path of a JSONL file, a test set's ``TestSet``, or an
+    iterable of rows; test-set lines and ``TestCase`` objects are rows too)."""
+    if isinstance(dataset, TestSet):
+        dataset = dataset.to_rows()
     if isinstance(dataset, (str, os.PathLike)):
         path = Path(dataset)
         if not path.is_file():

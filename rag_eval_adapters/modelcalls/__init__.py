@@ -9,8 +9,13 @@
   :func:`cached_map` sends only the inputs missing from the cache (e.g. embeddings by content hash).
 * :class:`CallLimiter`: bounded concurrency and a start-rate limit.
 * :class:`UsageMeter` / :class:`Usage` / :class:`Prices`: calls, cache hits, tokens and cost.
+* The model protocols: :class:`ChatLLM` (with :class:`Completion`, :func:`as_chat_llm`) and :class:`Embedder`
+  (:func:`as_embedder`); their backends one a module (``openai_chat.py``: :class:`OpenAICompatibleLLM`,
+  ``openai_embedder.py``: :class:`OpenAIEmbedder`), named in the tables :data:`LLM_PROVIDERS` and
+  :data:`EMBEDDERS`, and built by name by :func:`resolve_llm` and :func:`resolve_embedder`.
 
-The package imports nothing beyond the standard library.
+The package imports nothing beyond the standard library at import time (the ``openai`` SDK when a backend
+is built).
 """
 
 from __future__ import annotations
@@ -30,7 +35,12 @@ from .cache import (
     open_cache,
     store_quietly,
 )
+from .chat import ChatLLM, Completion, as_chat_llm
+from .embedding import Embedder, as_embedder
 from .limits import CallLimiter
+from .openai_chat import OpenAICompatibleLLM
+from .openai_embedder import OpenAIEmbedder
+from .providers import EMBEDDERS, LLM_PROVIDERS, Backend, resolve_embedder, resolve_llm
 from .retry import (
     RETRYABLE_STATUS,
     ModelCallError,
@@ -43,6 +53,18 @@ from .retry import (
 from .usage import Prices, Usage, UsageMeter
 
 __all__ = [
+    "EMBEDDERS",
+    "LLM_PROVIDERS",
+    "Backend",
+    "ChatLLM",
+    "Completion",
+    "Embedder",
+    "OpenAICompatibleLLM",
+    "OpenAIEmbedder",
+    "as_chat_llm",
+    "as_embedder",
+    "resolve_embedder",
+    "resolve_llm",
     "RETRYABLE_STATUS",
     "CacheError",
     "CacheWriteWarning",

@@ -21,7 +21,15 @@ from .language import detect_language, same_language
 from .lexical import HIGH_OVERLAP, NEAR_DUPLICATE_THRESHOLD, lexical_overlap
 from .llm import ChatLLM, Completion, OpenAICompatibleLLM, as_chat_llm
 from .prompts import PROMPT_VERSION, QUESTION_TYPES, REPAIR_PROMPT, SYSTEM_PROMPT, TYPE_INSTRUCTIONS, build_messages
-from .testset import EvidenceSpan, TestCase, TestSet
+from .testset import (
+    EvidenceSpan,
+    TestCase,
+    TestSet,
+    TestSetSource,
+    evaluate_dataset_rows,
+    langsmith_examples,
+    read_testset,
+)
 
 __all__ = [
     "DROP_REASONS",
@@ -41,15 +49,19 @@ __all__ = [
     "OpenAICompatibleLLM",
     "TestCase",
     "TestSet",
+    "TestSetSource",
     "as_chat_llm",
     "as_chunks",
     "build_messages",
     "detect_language",
     "find_evidence",
     "generate_testset",
+    "langsmith_examples",
     "lexical_overlap",
     "plan_tasks",
     "query_id",
+    "read_testset",
     "same_language",
     "sample_chunks",
+    "evaluate_dataset_rows",
 ]

@@ -176,7 +176,7 @@ class _Output:
                     f"output {str(self.path)!r} exists but has no {journal_path(self.path).name} journal (it was not "
                     "written by generate_testset); choose another output path, it is never overwritten"
                 )
-            self.cases = TestSet.from_jsonl(self.path).cases
+            self.cases = TestSet.from_jsonl(self.path).cases if self.path.stat().st_size else []
         if has_journal or not dry_run:
             self.journal = Journal(self.path, settings)
 

@@ -8,6 +8,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from ..jsonl import read_jsonl_objects
+
 __all__ = ["Journal", "journal_path"]
 
 
@@ -31,29 +33,24 @@ class Journal:
             self._append({"kind": "settings", **settings})
 
     def _read(self, settings: dict[str, Any]) -> None:
-        with open(self.path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
+        for number, record in read_jsonl_objects(self.path, bad_lines="yield"):
+            if isinstance(record, ValueError):
+                if number > 1:  # a line cut short by an interruption: ignore it
                     continue
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    if number > 1:  # a line cut short by an interruption: ignore it
-                        continue
-                    raise ValueError(f"{self.path.name} line 1: not a test-set progress file") from None
-                kind = record.get("kind") if isinstance(record, dict) else None
-                if kind == "settings":
-                    old = {k: v for k, v in record.items() if k != "kind"}
-                    if old != settings:
-                        changed = sorted(k for k in set(old) | set(settings) if old.get(k) != settings.get(k))
-                        raise ValueError(
-                            f"the output was generated with other settings ({', '.join(changed)} differ, see "
-                            f"{self.path.name}); choose another output path to start a new test set"
-                        )
-                elif kind == "reply":
-                    self.replies[record["task"]] = record
-                elif kind == "done":
-                    self.done[record["task"]] = record
+                raise ValueError(f"{self.path.name} line 1: not a test-set progress file") from None
+            kind = record.get("kind")
+            if kind == "settings":
+                old = {k: v for k, v in record.items() if k != "kind"}
+                if old != settings:
+                    changed = sorted(k for k in set(old) | set(settings) if old.get(k) != settings.get(k))
+                    raise ValueError(
+                        f"the output was generated with other settings ({', '.join(changed)} differ, see "
+                        f"{self.path.name}); choose another output path to start a new test set"
+                    )
+            elif kind == "reply":
+                self.replies[record["task"]] = record
+            elif kind == "done":
+                self.done[record["task"]] = record
 
     def _append(self, record: dict[str, Any]) -> None:
         line = json.dumps(record, ensure_ascii=False) + "\n"

@@ -3,11 +3,12 @@ which is part of every query id and cache key."""
 
 from __future__ import annotations
 
+from .case import QUESTION_TYPES
+
 __all__ = ["PROMPT_VERSION", "QUESTION_TYPES", "SYSTEM_PROMPT", "TYPE_INSTRUCTIONS", "build_messages",
            "repair_messages", "REPAIR_PROMPT"]
 
 PROMPT_VERSION = "testsets-v1"
-QUESTION_TYPES = ("literal", "paraphrase", "scenario")
 
 SYSTEM_PROMPT = """\
 You write evaluation questions for a search system. You are given one passage (a chunk of a document).

@@ -1,97 +1,22 @@
-"""``TestCase`` and ``TestSet``: a generated test set, its JSONL form and what it turns into (qrels,
-``evaluate_dataset`` rows, LangSmith examples)."""
+"""``TestSet`` and :func:`read_testset`: a test set (generated or written by hand), read from a file, records or
+a ``TestSet``, and what it turns into (qrels, ``evaluate_dataset`` rows, LangSmith examples)."""
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["TestCase", "TestSet", "EvidenceSpan"]
+from ..jsonl import read_jsonl_objects
+from .case import QUESTION_TYPES, EvidenceSpan, TestCase, case_from_record, check_case
 
-_REQUIRED = ("query_id", "query", "query_type", "answer", "evidence", "relevant_chunk_ids", "source_chunk_id")
+__all__ = ["TestCase", "TestSet", "EvidenceSpan", "QUESTION_TYPES", "read_testset", "TestSetSource", "evaluate_dataset_rows",
+           "langsmith_examples"]
 
-
-@dataclass(frozen=True)
-class EvidenceSpan:
-    """Where the evidence lies in a document: ``doc_id`` and character offsets ``start``..``end`` (end
-    exclusive), so ``document_text[start:end] == evidence`` up to white space."""
-
-    doc_id: str
-    start: int
-    end: int
-
-
-@dataclass
-class TestCase:
-    """One generated question with its answer and evidence (the fields of one JSONL line).
-
-    ``relevant_chunk_ids`` lists every chunk whose text contains the evidence (the source chunk first);
-    ``expected_ids`` repeats it so the line is also a qrels / ``evaluate_dataset`` row. ``lexical_overlap``
-    is the share of the query's content words found in the source chunk; ``flags`` holds
-    ``"high_overlap"`` for a paraphrase or scenario as lexical as a literal question and ``"fuzzy_evidence"``
-    when the quote was matched fuzzily; ``retriever_rank`` the 1-based rank of the source chunk for the query
-    when a retriever was given (None: not retrieved or no retriever).
-    """
-
-    __test__ = False  # not a pytest class
-
-    query_id: str
-    query: str
-    query_type: str
-    answer: str
-    evidence: str
-    relevant_chunk_ids: list[str]
-    source_chunk_id: str
-    evidence_spans: list[EvidenceSpan] = field(default_factory=list)
-    language: str = "und"
-    lexical_overlap: float = 0.0
-    model: str = ""
-    prompt_version: str = ""
-    temperature: float | None = None
-    flags: list[str] = field(default_factory=list)
-    retriever_rank: int | None = None
-
-    @property
-    def expected_ids(self) -> list[str]:
-        """The relevant chunk ids (the name qrels readers and ``evaluate_dataset`` use)."""
-        return list(self.relevant_chunk_ids)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSONL record (with ``expected_ids``)."""
-        out = asdict(self)
-        out["expected_ids"] = self.expected_ids
-        return out
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any], where: str = "record") -> TestCase:
-        """A case from its JSONL record; a missing or mistyped field raises ValueError naming ``where``."""
-        if not isinstance(data, dict):
-            raise ValueError(f"{where}: expected a JSON object, got {type(data).__name__}")
-        missing = [k for k in _REQUIRED if k not in data]
-        if missing:
-            raise ValueError(f"{where}: missing field(s) {', '.join(missing)}")
-        for key in ("query_id", "query", "query_type", "answer", "evidence", "source_chunk_id"):
-            if not isinstance(data[key], str):
-                raise ValueError(f"{where}: field {key!r} must be a string, got {type(data[key]).__name__}")
-        ids = data["relevant_chunk_ids"]
-        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-            raise ValueError(f"{where}: field 'relevant_chunk_ids' must be a list of strings")
-        spans = []
-        for i, span in enumerate(data.get("evidence_spans") or []):
-            try:
-                spans.append(EvidenceSpan(str(span["doc_id"]), int(span["start"]), int(span["end"])))
-            except (KeyError, TypeError, ValueError) as exc:
-                raise ValueError(f"{where}: evidence_spans[{i}] must be {{doc_id, start, end}} ({exc})") from exc
-        known = {f for f in cls.__dataclass_fields__}
-        values = {k: v for k, v in data.items() if k in known}
-        values["evidence_spans"] = spans
-        values["relevant_chunk_ids"] = list(ids)
-        values["flags"] = list(values.get("flags") or [])
-        return cls(**values)
+TestSetSource = str | os.PathLike | Iterable[Any]
+"""What :func:`read_testset` reads: a JSONL path (``"-"``: standard input), a :class:`TestSet`, or records."""
 
 
 class TestSet:
@@ -132,21 +57,9 @@ class TestSet:
 
     @classmethod
     def from_jsonl(cls, path: str | os.PathLike[str]) -> TestSet:
-        """Read a test set written by :meth:`to_jsonl` or by ``generate_testset(output=...)``; a bad line
-        raises ValueError naming the file and line number."""
-        source = Path(path)
-        cases = []
-        with open(source, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                where = f"{source.name} line {number}"
-                try:
-                    data = json.loads(line)
-                except ValueError as exc:
-                    raise ValueError(f"{where}: invalid JSON ({exc})") from exc
-                cases.append(TestCase.from_dict(data, where))
-        return cls(cases)
+        """Read a test set written by :meth:`to_jsonl`, by ``generate_testset(output=...)`` or by hand (see
+        :func:`read_testset`); a bad line raises ValueError naming the file and line number."""
+        return read_testset(path)
 
     # ---------------------------------------------------------------- uses
     def to_qrels(self) -> dict[str, dict[str, int]]:
@@ -159,8 +72,9 @@ class TestSet:
 
     def to_rows(self) -> list[dict[str, Any]]:
         """Rows for ``rag_eval_adapters.llamaindex.evaluate_dataset``: ``query``, ``expected_ids`` and
-        ``query_id``."""
-        return [{"query_id": c.query_id, "query": c.query, "expected_ids": c.expected_ids} for c in self.cases]
+        ``query_id`` (and ``expected_texts``, the evidence texts, for a case without chunk ids)."""
+        return [{"query_id": c.query_id, "query": c.query, "expected_ids": c.expected_ids}
+                | ({} if c.relevant_chunk_ids else {"expected_texts": c.texts}) for c in self.cases]
 
     def to_langsmith_examples(self) -> list[dict[str, Any]]:
         """Examples for ``langsmith.Client().create_examples(dataset_id=..., examples=...)``: ``inputs``
@@ -176,3 +90,60 @@ class TestSet:
             }
             for c in self.cases
         ]
+
+
+def read_testset(source: TestSetSource) -> TestSet:
+    """The test set in ``source``: the one reader of test cases (generator, bench, ``rag-eval bench``,
+    ``evaluate_dataset`` rows, LangSmith examples).
+
+    Parameters
+    ----------
+    source
+        A test-set JSONL path (gzip allowed, ``"-"`` standard input), a :class:`TestSet` (returned as it is),
+        or an iterable of :class:`TestCase` objects and mappings shaped like test-set lines.
+
+    Returns
+    -------
+    TestSet
+        The cases in input order (a file's or records' set has an empty ``summary``).
+
+    Raises
+    ------
+    ValueError
+        A malformed line or record (naming ``file:line`` or ``testset[i]`` and the field), no case at all, or a
+        query id given twice.
+    TypeError
+        ``source`` is none of the three.
+    """
+    if isinstance(source, TestSet):
+        return source
+    if isinstance(source, (str, os.PathLike)):
+        name = "<stdin>" if str(source) == "-" else str(source)
+        cases = [case_from_record(row, f"{name}:{number}", number) for number, row in read_jsonl_objects(source)]
+    elif isinstance(source, (bytes, Mapping)) or not isinstance(source, Iterable):
+        raise TypeError("a test set is a JSONL path, a TestSet or an iterable of TestCase objects or records, got "
+                        f"{type(source).__name__}")
+    else:
+        name = "the test set"
+        cases = [check_case(r, f"testset[{i}]") if isinstance(r, TestCase) else case_from_record(r, f"testset[{i}]")
+                 for i, r in enumerate(source)]
+    if not cases:
+        raise ValueError(f"{name} holds no test case")
+    seen: dict[str, TestCase] = {}
+    for i, case in enumerate(cases):
+        if case.query_id in seen:
+            first, where = seen[case.query_id], f"line {case.line}" if case.line else f"testset[{i}]"
+            raise ValueError(f"{name}: query_id {case.query_id!r} appears twice ({where} repeats "
+                             f"{'line ' + str(first.line) if first.line else 'an earlier case'})")
+        seen[case.query_id] = case
+    return TestSet(cases)
+
+
+def evaluate_dataset_rows(source: TestSetSource) -> list[dict[str, Any]]:
+    """``evaluate_dataset`` rows (:meth:`TestSet.to_rows`) of a test-set path, records or ``TestSet``."""
+    return read_testset(source).to_rows()
+
+
+def langsmith_examples(source: TestSetSource) -> list[dict[str, Any]]:
+    """LangSmith examples (:meth:`TestSet.to_langsmith_examples`) of a test-set path, records or ``TestSet``."""
+    return read_testset(source).to_langsmith_examples()
