@@ -16,7 +16,7 @@ import math
 from collections.abc import Hashable
 from pathlib import Path
 
-from .jsonl import _lines, _query_id
+from .jsonl import _query_id, read_jsonl_objects
 
 __all__ = ["HumanLabels", "read_human_labels"]
 
@@ -29,7 +29,7 @@ _HINT = 'expected {"query_id": ..., "run": ... (optional), "<metric>": <human va
 def read_human_labels(path: str | Path) -> HumanLabels:
     """The human labels of a JSONL file (see the module docstring)."""
     out: HumanLabels = {}
-    for number, obj in _lines(path):
+    for number, obj in read_jsonl_objects(path):
         where = f"{path}:{number}"
         qid = _query_id(obj, where, _HINT)
         run = obj.get("run")

@@ -77,7 +77,8 @@ def load_ragchecker(path: str | Path | None = None) -> list[PairwiseJudgement]:
         For a row without a field, a label off -2..2 or a question judged other than twice.
     """
     source = Path(path) if path is not None else ragchecker_path()
-    rows = json.loads(source.read_text(encoding="utf-8"))
+    with source.open(encoding="utf-8") as handle:  # one JSON document (a list), not JSON lines
+        rows = json.load(handle)
     if not isinstance(rows, list):
         raise ValueError(f"{source}: expected a JSON list of judgements")
     seen: dict[str, int] = {}
