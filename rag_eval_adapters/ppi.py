@@ -20,8 +20,8 @@ judge score ``g_j`` (the labelled items are not among them).
   and the variance of the judge both over the labelled items (divided by ``n``), so the ratio is the least-squares
   slope of ``Y`` on ``f`` shrunk by ``1 / (1 + n / N)``. (Their reference implementation takes ``Var(f)`` over
   all ``n + N`` items instead; both estimate the same ``lambda*``. With the labelled-items variance a judge equal
-  to the labels gets exactly ``1 / (1 + n / N)`` whatever the sample, and with 50 binary labels the interval
-  covers 95% where the pooled variance covers 93%: ``benchmarks/bench_ppi_coverage.py``.)
+  to the labels gets exactly ``1 / (1 + n / N)`` whatever the sample, and with 50 binary labels its interval
+  covers 95.7% where the pooled variance's covers 93.5%: ``benchmarks/bench_ppi_coverage.py``.)
 * Interval (the CLT): ``theta(lambda-hat) +- z_{1-a/2} * sigma-hat(lambda-hat)``, with the two variances of
   ``sigma^2`` estimated with ``ddof=1`` (``Var(Y - lambda f)`` over the labelled items, ``Var(g)`` over the
   unlabelled ones). By default (``quantile="t"``) the normal quantile ``z`` is replaced by Student's
