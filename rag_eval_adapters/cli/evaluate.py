@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any, TextIO
 
+from ._intervals import add_interval_options, intervals_from_args
 from ._io import check_count, check_inputs, check_outputs, fail_on_errors, output_format
 from ._metrics import check_sort_by, parse_ks, relevance_level, resolve_metrics
 from ._output import check_plot_path, emit, plot, print_rich
@@ -26,6 +27,7 @@ def add_parser(sub: Any) -> None:
     ev.add_argument("--sort-by", metavar="METRIC", help="metric that orders --per-query (default ndcg@10 "
                     "or the first nDCG, else the first metric)")
     ev.add_argument("--limit", type=int, metavar="N", help="list only the N worst queries")
+    add_interval_options(ev)
     ev.set_defaults(func=cmd_evaluate)
 
 
@@ -35,6 +37,7 @@ def cmd_evaluate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
     check_plot_path(args.plot)
     check_count(args.limit, "--limit")
     inputs = [(args.qrels, "qrels")] + [(r, "run") for r in as_list(args.run)]
+    inputs += [(args.human_labels, "human labels")] if args.human_labels else []
     check_inputs(inputs)
     check_outputs([path for path, _ in inputs], output=args.output, plot=args.plot)
     fmt = output_format(args.format, args.output)
@@ -50,17 +53,18 @@ def cmd_evaluate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
         steps.advance(t)
         report = score_run(qrels, run, metrics, args.relevance_level, name, steps)
     sort_by = check_sort_by(args.sort_by, report.metrics)
+    intervals = intervals_from_args(report, args, name)
     details = query_details(qrels, run, args.relevance_level) if args.per_query else None
     if fmt == "table" and not args.output and is_tty(stdout):
         print_rich(
             evaluation_tables(report, per_query=args.per_query, sort_by=sort_by, details=details,
-                              limit=args.limit, title=f"{name}: mean over queries"),
+                              limit=args.limit, title=f"{name}: mean over queries", intervals=intervals),
             stdout,
         )
     else:
         text = render_evaluation(
             report, fmt, per_query=args.per_query, sort_by=sort_by, details=details,
-            limit=args.limit, run_name=name if fmt != "json" else None,
+            limit=args.limit, run_name=name if fmt != "json" else None, intervals=intervals,
         )
         emit(text, args.output, stdout, stderr)
     if args.plot:
