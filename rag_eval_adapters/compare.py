@@ -100,6 +100,7 @@ class Comparison:
     query_ids: list[str] = field(repr=False)
     correction: Correction | None = None
     human: Any = field(default=None, repr=False)  # a ppi.CorrectedComparison when human labels were given
+    intervals: dict[str, dict[str, Any]] | None = field(default=None, repr=False)  # run -> metric -> MeanInterval
 
     @property
     def n_queries(self) -> int:
@@ -128,6 +129,8 @@ class Comparison:
             "counts": {"queries": self.n_queries, "runs": len(self.runs)},
             "correction": self.correction.to_dict() if self.correction else None,
             **({"human_labels": self.human.to_dict()} if self.human is not None else {}),
+            **({"intervals": {run: {m: iv.to_dict() for m, iv in by.items()} for run, by in self.intervals.items()}}
+               if self.intervals else {}),
         }
 
     def __repr__(self) -> str:

@@ -164,3 +164,21 @@ def test_each_metric_can_be_its_own_family_and_a_resolution_floor_is_said():
     assert "no test can reach 0.05 here: the smallest p-value the test gives is 0.01" in text
     with pytest.raises(ValueError, match="family must be 'all'"):
         compare_per_query(_per_query(), ["m1"], family="run")
+
+
+def test_cli_ci_gives_every_runs_mean_its_named_interval(three_runs):
+    from rag_eval_adapters import read_qrels, read_run
+    from rag_eval_adapters.intervals import mean_interval
+
+    qrels, runs, _ = three_runs
+    base = ["compare", "--qrels", qrels, "--run", runs[0], "--run", runs[1], "-m", "mrr", "--permutations", "200",
+            "--bootstrap", "100", "--ci", "t"]
+    code, out, err = run_cli(*base, "--format", "json")
+    assert code == 0, err
+    intervals = json.loads(out)["intervals"]
+    report = evaluate(read_qrels(qrels), read_run(runs[1]), ["mrr"])
+    expected = mean_interval(report.column("mrr"), method="t")
+    got = intervals["run1.txt"]["mrr"]
+    assert got["interval"] == "t 95%" and (got["low"], got["high"]) == pytest.approx((expected.low, expected.high))
+    code, out, _ = run_cli(*base, "--format", "markdown")
+    assert "### Mean over 60 queries [t 95% interval]" in out and f"[{expected.low:.4f}, {expected.high:.4f}]" in out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
+from ..intervals import INTERVAL_METHODS
 from ..multitest import CORRECTIONS
 from ._errors import CLIError, one_line
 from ._io import check_inputs, check_outputs, check_resampling, fail_on_errors, output_format
@@ -38,6 +39,8 @@ def add_parser(sub: Any) -> None:
     cp.add_argument("--human-labels", metavar="FILE",
                     help="JSONL of human labels for some queries ({query_id, run, <metric>: value}): each run's "
                          "mean and each pair's difference is also given corrected with them (PPI++)")
+    cp.add_argument("--ci", choices=INTERVAL_METHODS, metavar="METHOD",
+                    help="give every run's mean its interval: t, normal or bootstrap (named in the output)")
     cp.set_defaults(func=cmd_compare)
 
 
@@ -82,6 +85,8 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
             )
             if args.human_labels:
                 comparison = _with_human_labels(comparison, reports, args)
+            if args.ci:
+                comparison = _with_intervals(comparison, reports, args)
         except ValueError as exc:
             raise CLIError(one_line(str(exc))) from None
         steps.finish(t)
@@ -104,3 +109,18 @@ def _with_human_labels(comparison: Any, reports: dict, args: argparse.Namespace)
 
     return replace(comparison, human=corrected_comparison(reports, read_human_labels(args.human_labels),
                                                            confidence=args.confidence))
+
+
+def _with_intervals(comparison: Any, reports: dict, args: argparse.Namespace) -> Any:
+    """The comparison with every run's means given their ``--ci`` intervals, over the queries compared."""
+    from dataclasses import replace
+
+    from .. import Report
+    from ..intervals import report_intervals
+
+    intervals = {}
+    for run, report in reports.items():
+        rows = report.per_query
+        common = Report.from_per_query({q: rows[q] for q in comparison.query_ids}, report.metrics)
+        intervals[run] = report_intervals(common, method=args.ci, confidence=args.confidence, seed=args.seed)
+    return replace(comparison, intervals=intervals)

@@ -26,7 +26,11 @@ def _adjusted(t: Any) -> float:
 def _comparison_rows(comparison: Comparison) -> tuple[list[str], list[list[str]], list[str], list[list[str]]]:
     runs = list(comparison.runs)
     mean_header = ["metric"] + runs
-    mean_rows = [[m] + [_fmt(comparison.mean[r][m]) for r in runs] for m in comparison.metrics]
+    def cell(run: str, metric: str) -> str:
+        iv = (comparison.intervals or {}).get(run, {}).get(metric)
+        return _fmt(comparison.mean[run][metric]) + (f" [{_fmt(iv.low)}, {_fmt(iv.high)}]" if iv is not None else "")
+
+    mean_rows = [[m] + [cell(r, m) for r in runs] for m in comparison.metrics]
     conf = int(round(comparison.tests[0].confidence * 100)) if comparison.tests else 95
     test_header = ["metric", "run A", "run B", "B - A", f"{conf}% CI", "t-test p", "p_value", "adjusted p", ""]
     level = comparison.correction.alpha if comparison.correction else 0.05
@@ -44,6 +48,13 @@ def _comparison_rows(comparison: Comparison) -> tuple[list[str], list[list[str]]
 
 
 HUMAN_TITLE = "Corrected with human labels (prediction-powered, PPI++)"
+
+
+def _mean_title(comparison: Comparison) -> str:
+    """``"Mean over 72 queries"``, naming the intervals when the means carry them (``"[t 95%]"``)."""
+    first = next((iv for by in (comparison.intervals or {}).values() for iv in by.values()), None)
+    named = f" [{first.method} {first.confidence:.0%} interval]" if first is not None else ""
+    return f"Mean over {comparison.n_queries} queries{named}"
 
 
 def comparison_note(comparison: Comparison) -> str:
@@ -68,7 +79,7 @@ def comparison_tables(comparison: Comparison) -> list[Any]:
 
     mh, mr, th, tr = _comparison_rows(comparison)
     out = [
-        _rich_table(f"Mean over {comparison.n_queries} queries", mh, mr),
+        _rich_table(_mean_title(comparison), mh, mr),
         _rich_table("Paired tests (difference = run B - run A)", th, tr, numeric_from=3),
         Text(comparison_note(comparison)),
     ]
@@ -113,7 +124,7 @@ def render_comparison(comparison: Comparison, fmt: str = "table") -> str:
         mh, mr, th, tr = _comparison_rows(comparison)
         return "\n".join(
             [
-                f"### Mean over {comparison.n_queries} queries\n",
+                f"### {_mean_title(comparison)}\n",
                 _markdown_table(mh, mr),
                 "",
                 "### Paired tests (difference = run B - run A)\n",
