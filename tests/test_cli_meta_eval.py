@@ -114,3 +114,36 @@ def test_a_malformed_data_file_names_the_row(tmp_path):
     assert code == 2 and "bad.json: row 2: overall_label is 5; labels lie in -2..2" in err
     code, _, err = run_cli("meta-eval", "--builtin", "ragchecker", "--data", bad)
     assert code == 2 and "not allowed with argument" in err
+
+
+def test_any_scorers_values_against_pointwise_grades(tmp_path):
+    from cli_support import write_jsonl
+
+    from rag_eval_adapters.agreement import measure_agreement
+
+    rng = np.random.default_rng(4)
+    grades = rng.integers(1, 6, size=60)
+    judge = np.clip(grades + rng.integers(-1, 2, size=60), 1, 5)
+    metric = grades / 5 + rng.normal(0, 0.3, size=60)
+    domains = ["law", "medicine", "code"]
+    scores = write_jsonl(tmp_path / "scores.jsonl", [{"query_id": f"q{i}", "judge": int(judge[i]),
+                                                      "f1": float(metric[i])} for i in range(60)])
+    labels = write_jsonl(tmp_path / "labels.jsonl", [{"query_id": f"q{i}", "grade": int(grades[i]),
+                                                      "domain": domains[i % 3]} for i in range(60)])
+    code, out, err = run_cli("meta-eval", "--scores", scores, "--labels", labels, "--group-by", "domain",
+                             "--format", "json", "--bootstrap", "100")
+    assert code == 0, err
+    data = json.loads(out)
+    assert list(data["scorers"]) == ["judge", "f1"] and data["ceiling"] == {} and data["labels"] == ["grade"]
+    expected = measure_agreement(judge, grades, groups=[domains[i % 3] for i in range(60)], scorer="judge",
+                                 n_bootstrap=100)
+    got = data["scorers"]["judge"]["grade"]
+    assert got["overall"]["statistics"]["kappa_quadratic"]["value"] == pytest.approx(expected["kappa_quadratic"].value)
+    assert got["overall"]["confusion"] == expected.overall.confusion
+    assert [g["group"] for g in got["groups"]] == ["law", "medicine", "code"]
+    assert "kappa" not in data["scorers"]["f1"]["grade"]["overall"]["statistics"]  # continuous: no categories
+    code, out, _ = run_cli("meta-eval", "--scores", scores, "--labels", labels, "--bootstrap", "50",
+                           "--statistic", "spearman", "--statistic", "kappa_quadratic")
+    assert code == 0 and "grade Spearman" in out and "grade quadratic kappa" in out and "ceiling" not in out
+    code, _, err = run_cli("meta-eval", "--scores", scores)
+    assert code == 2 and "--scores needs --labels FILE" in err

@@ -25,6 +25,7 @@ from .meta_eval import (
     annotator_ceiling,
     answer_length,
     meta_evaluate,
+    meta_evaluate_scores,
     pairwise_differences,
 )
 from .ragchecker import RAGCHECKER_LABELS, PairwiseJudgement, load_ragchecker, ragchecker_path
@@ -45,6 +46,7 @@ __all__ = [
     "accuracy",
     "confusion_matrix",
     "meta_evaluate",
+    "meta_evaluate_scores",
     "MetaEvaluation",
     "AnswerScorer",
     "Scorer",

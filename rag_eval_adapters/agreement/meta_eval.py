@@ -27,7 +27,7 @@ from .measure import Agreement, measure_agreement
 from .ragchecker import PairwiseJudgement
 
 __all__ = ["Scorer", "AnswerScorer", "answer_length", "BASELINES", "MetaEvaluation", "meta_evaluate",
-           "annotator_ceiling", "pairwise_differences"]
+           "meta_evaluate_scores", "annotator_ceiling", "pairwise_differences"]
 
 Scorer = Callable[[Sequence[str], Sequence[str], Sequence[str]], Sequence[float]]
 """``scorer(answers, references, queries)``: one score per answer."""
@@ -204,3 +204,45 @@ def meta_evaluate(
     ceiling = {label: annotator_ceiling(judgements, label, n_bootstrap=n_bootstrap, confidence=confidence, seed=seed)
                for label in labels}
     return MetaEvaluation(labels, results, ceiling, base_names, len(judgements), len(set(clusters)), source)
+
+
+def meta_evaluate_scores(
+    scores: Mapping[Any, Mapping[str, float]],
+    labels: Mapping[Any, Mapping[str, float]],
+    *,
+    kind: str = "pointwise",
+    groups: Mapping[Any, Any] | None = None,
+    n_bootstrap: int = 1000,
+    confidence: float = 0.95,
+    seed: int | None = 0,
+    source: str = "",
+) -> MetaEvaluation:
+    """Scorers' values already computed, against human labels: ``{item: {scorer: value}}`` and ``{item: {label:
+    value}}`` (pointwise grades, or pairwise preferences with the scorers' differences).
+
+    Every labelled item must have every scorer's value; items scored but not labelled are left out. ``groups``
+    (``{item: group}``) adds the statistics by group. There is no ceiling (one label per item) and no baseline
+    (no texts).
+    """
+    missing = [q for q in labels if q not in scores]
+    if missing:
+        raise ValueError(f"{len(missing)} labelled items have no score, e.g. {missing[0]!r}")
+    items = list(labels)
+    if len(items) < 2:
+        raise ValueError(f"meta-evaluation needs at least 2 labelled items, got {len(items)}")
+    label_names = list(dict.fromkeys(k for q in items for k in labels[q]))
+    scorer_names = list(dict.fromkeys(k for q in items for k in scores[q]))
+    group_list = [groups.get(q) for q in items] if groups is not None else None
+    results: dict[str, dict[str, Agreement]] = {}
+    for scorer in scorer_names:
+        lacking = [q for q in items if scorer not in scores[q]]
+        if lacking:
+            raise ValueError(f"item {lacking[0]!r} has no value of scorer {scorer!r}")
+        results[scorer] = {}
+        for label in label_names:
+            rows = [q for q in items if label in labels[q]]
+            results[scorer][label] = measure_agreement(
+                [scores[q][scorer] for q in rows], [labels[q][label] for q in rows], kind=kind,
+                groups=[groups.get(q) for q in rows] if group_list is not None else None, scorer=scorer,
+                n_bootstrap=n_bootstrap, confidence=confidence, seed=seed)
+    return MetaEvaluation(label_names, results, {}, [], len(items), len(items), source)

@@ -22,28 +22,36 @@ def _rows(m: MetaEvaluation) -> list[tuple[str, dict]]:
     """``(row name, {label: Agreement})``: the ceiling first, then the scorers, then the baselines."""
     scorers = [(s, by) for s, by in m.results.items() if s not in m.baselines]
     baselines = [(f"{s} (baseline)", m.results[s]) for s in m.baselines]
-    return [(CEILING, m.ceiling)] + scorers + baselines
+    return ([(CEILING, m.ceiling)] if m.ceiling else []) + scorers + baselines
 
 
 def _tables(m: MetaEvaluation, statistics: Sequence[str]) -> list[tuple[str, list[str], list[list[str]]]]:
-    conf = f"{next(iter(m.ceiling.values())).confidence:.0%}" if m.ceiling else "95%"
+    any_result = next((a for _, by in _rows(m) for a in by.values()), None)
+    conf = f"{any_result.confidence:.0%}" if any_result is not None else "95%"
     header = ["scorer"] + [f"{label} {_TITLES[s]}" for label in m.labels for s in statistics]
-    main = [[name] + [by[label][s].format(1, 100) for label in m.labels for s in statistics]
-            for name, by in _rows(m)]
-    out = [(f"Agreement with {m.n_judgements} human labels on {m.n_items} questions{f' ({m.source})' if m.source else ''}"
-            f": x100, {conf} bootstrap interval over questions", header, main)]
+    def cell(by: dict, label: str, statistic: str) -> str:
+        stats = by[label].overall.estimates if label in by else {}
+        return stats[statistic].format(1, 100) if statistic in stats else "-"  # not defined for this scorer
+
+    main = [[name] + [cell(by, label, s) for label in m.labels for s in statistics] for name, by in _rows(m)]
+    over = "questions" if m.ceiling else "items"
+    out = [(f"Agreement with {m.n_judgements} human labels on {m.n_items} {over}{f' ({m.source})' if m.source else ''}"
+            f": x100, {conf} bootstrap interval over {over}", header, main)]
     first = statistics[0]
     for label in m.labels:
-        groups = list(m.ceiling[label].groups) if label in m.ceiling else []
+        source = m.ceiling.get(label) or next((by[label] for _, by in _rows(m) if label in by), None)
+        groups = list(source.groups) if source is not None else []
+        if not groups:
+            continue
         rows = []
         for name, by in _rows(m):
             cells = []
             for g in groups:
-                stats = by[label].groups.get(g)
+                stats = by[label].groups.get(g) if label in by else None
                 cells.append(stats.estimates[first].format(1, 100).split(" [")[0]
                              if stats is not None and first in stats.estimates else "-")
             rows.append([name] + cells)
-        out.append((f"{_TITLES[first]} x100 by domain, label {label}", ["scorer"] + [str(g) for g in groups], rows))
+        out.append((f"{_TITLES[first]} x100 by group, label {label}", ["scorer"] + [str(g) for g in groups], rows))
     return out
 
 
@@ -64,6 +72,9 @@ def _markdown(header: list[str], rows: list[list[str]]) -> list[str]:
 NOTE = ("Each scorer's difference (answer 2 - answer 1) against each person's preference on -2..2; the ceiling is "
         "one annotator against the other on the same question. Baselines: answer length in words and the answer's "
         "token recall of the reference; a scorer no better than them follows length or overlap, not quality.")
+
+
+SCORES_NOTE = "Each scorer's value (or difference, for pairwise labels) against each human label."
 
 
 def render_meta_evaluation(m: MetaEvaluation, fmt: str = "table",
@@ -108,5 +119,5 @@ def render_meta_evaluation(m: MetaEvaluation, fmt: str = "table",
             lines += [f"### {title}", "", *_markdown(header, rows), ""]
         else:
             lines += [title, "", *_fixed(header, rows), ""]
-    lines.append(NOTE)
+    lines.append(NOTE if m.ceiling or m.baselines else SCORES_NOTE)
     return "\n".join(lines) + "\n"

@@ -31,6 +31,16 @@ def add_parser(sub: Any) -> None:
     source.add_argument("--data", metavar="FILE",
                         help="pairwise judgements in RAGChecker's layout (a JSON list of rows with instance_id, "
                              "dataset, query, gt_answer, model1, model2 and <label>_label on -2..2)")
+    source.add_argument("--scores", metavar="FILE",
+                        help="any scorer's values already computed, JSONL {query_id, <scorer>: value, ...} "
+                             "(a judge, an answer or retrieval metric), against --labels")
+    p.add_argument("--labels", metavar="FILE",
+                   help="with --scores: human labels, JSONL {query_id, <label>: value, ...}; text fields (e.g. "
+                        "domain) can group the results with --group-by")
+    p.add_argument("--kind", choices=("pointwise", "pairwise"), default="pointwise",
+                   help="with --scores: pointwise grades (default) or pairwise preferences on -2..2 (the scores "
+                        "are then each scorer's difference, answer 2 - answer 1)")
+    p.add_argument("--group-by", metavar="FIELD", help="with --scores: also the statistics per value of FIELD")
     p.add_argument("-m", "--metric", action="append", metavar="METRIC",
                    help="an answer metric to measure: exact_match, token_f1, rouge_l, semantic_similarity "
                         "(offline E5) or any name of `rag-eval answers` (repeatable or comma-separated; "
@@ -79,12 +89,21 @@ def cmd_meta_eval(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
     unknown = [s for s in statistics if s not in STATISTICS]
     if unknown or not statistics:
         raise CLIError(f"--statistic {unknown[0] if unknown else ''}: choose from {', '.join(STATISTICS)}")
+    if args.scores and not args.labels:
+        raise CLIError("--scores needs --labels FILE (the human labels to measure the scores against)")
+    if not args.scores and (args.labels or args.group_by):
+        raise CLIError("--labels and --group-by go with --scores FILE")
     inputs = [(args.data, "judgements")] if args.data else []
+    inputs += [(args.scores, "scores"), (args.labels, "labels")] if args.scores else []
     check_inputs(inputs)
     check_outputs([p for p, _ in inputs], output=args.output)
     fmt = output_format(args.format, args.output)
     if fmt not in ("table", "markdown", "csv", "json"):
         raise CLIError(f"--output: meta-eval writes table, markdown, csv or json, not {fmt}")
+    if args.scores:
+        result = _scored(args)
+        emit(render_meta_evaluation(result, fmt, statistics), args.output, stdout, stderr)
+        return 0
     scorers = _scorers(args)
     try:
         judgements = load_ragchecker(args.data) if args.data else load_ragchecker()
@@ -98,3 +117,41 @@ def cmd_meta_eval(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         raise CLIError(f"cannot read {exc.filename}: {exc.strerror or exc}") from None
     emit(render_meta_evaluation(result, fmt, statistics), args.output, stdout, stderr)
     return 0
+
+
+def _read_rows(path: str, what: str) -> tuple[dict, dict]:
+    """``({query_id: {field: number}}, {query_id: {field: text}})`` of a JSONL file; a repeated id is an error."""
+    from ..jsonl import read_jsonl_objects
+
+    numbers: dict = {}
+    texts: dict = {}
+    for number, obj in read_jsonl_objects(path):
+        qid = obj.get("query_id")
+        if isinstance(qid, bool) or not isinstance(qid, (str, int)):
+            raise ValueError(f"{path}:{number}: a {what} line needs a \"query_id\" (string or integer)")
+        qid = str(qid)
+        if qid in numbers:
+            raise ValueError(f"{path}:{number}: query {qid!r} appears twice")
+        numbers[qid] = {k: float(v) for k, v in obj.items() if k != "query_id" and isinstance(v, (int, float))
+                        and not isinstance(v, bool)}
+        texts[qid] = {k: v for k, v in obj.items() if isinstance(v, str) and k != "query_id"}
+        if not numbers[qid]:
+            raise ValueError(f"{path}:{number}: no numeric {what} on the line")
+    return numbers, texts
+
+
+def _scored(args: argparse.Namespace) -> Any:
+    from ..agreement import meta_evaluate_scores
+
+    try:
+        scores, _ = _read_rows(args.scores, "score")
+        labels, texts = _read_rows(args.labels, "label")
+        groups = None
+        if args.group_by:
+            groups = {q: t.get(args.group_by) for q, t in texts.items()}
+            if all(g is None for g in groups.values()):
+                raise ValueError(f"--group-by {args.group_by}: no line of {args.labels} has that text field")
+        return meta_evaluate_scores(scores, labels, kind=args.kind, groups=groups, n_bootstrap=args.bootstrap,
+                                    confidence=args.confidence, seed=args.seed, source=args.labels)
+    except ValueError as exc:
+        raise CLIError(one_line(str(exc))) from None
