@@ -1,7 +1,7 @@
 """Whole-matrix kernels of the paired tests in :mod:`rag_eval_adapters.compare`.
 
 Both random procedures act on ``d``, the ``n x m`` matrix of per-query differences (queries x metrics), and
-both are single-precision matrix products of a block of random rows with ``d``:
+both are matrix products of a block of random rows with ``d``:
 
 * :func:`randomization_p_values`: sign vectors ``s = 2 * bits - 1`` give ``s @ d = 2 * (bits @ d) - sum(d)``.
   The bits are random bytes, turned into a block of 0.0/1.0 values by one table lookup (eight values per
@@ -9,10 +9,14 @@ both are single-precision matrix products of a block of random rows with ``d``:
   one is recounted in double precision from the stored bytes (only over the queries whose difference is not
   zero), so every count is the double-precision decision.
 * :func:`bootstrap_interval`: each resample's multiplicities (``bincount`` of ``n`` uniform draws, a few
-  rows per call so the counters stay in cache) weight the centred differences; the mean is added back in
-  double precision.
+  rows per call so the counters stay in cache) weight the centred columns in double precision; the mean is
+  added back. It is the one bootstrap of the package: :mod:`~rag_eval_adapters.compare` gives it per-query
+  differences, :meth:`~rag_eval_adapters.Report.by` the per-query scores of a group.
 
-The products run on blocks of about eight million cells: few, large BLAS calls. Many small calls are far
+This module is part of the core (it imports nothing of the package), so both the core's
+:mod:`~rag_eval_adapters.report` and the output ring's :mod:`~rag_eval_adapters.compare` use it.
+
+The products run on blocks of a few million cells: few, large BLAS calls. Many small calls are far
 slower with a threaded BLAS on a machine whose other cores are busy (each call waits for every thread).
 """
 
@@ -23,7 +27,7 @@ import numpy as np
 __all__ = ["TOL", "randomization_p_values", "bootstrap_interval"]
 
 TOL = 1e-12  # |mean(s * d)| >= |mean(d)| - TOL counts as reaching the observed difference
-_BLOCK_CELLS = 1 << 23  # cells of the random block in one matrix product (32 MiB in single precision)
+_BLOCK_CELLS = 1 << 23  # cells of the random block in one matrix product (32 MiB in single, 64 in double)
 _COUNT_CELLS = 1 << 16  # uniform draws counted per bincount call
 _PACKED_BYTES = 1 << 23  # random sign bytes kept at a time for the double-precision recounts
 # row b: the eight bits of byte b as 0.0/1.0, most significant first (the order of np.unpackbits)
@@ -80,19 +84,25 @@ def _count_reaching(sums, packed, d, total, threshold, margin) -> np.ndarray:
 def bootstrap_interval(d: np.ndarray, n_bootstrap: int, confidence: float, rng: np.random.Generator):
     """Percentile bootstrap interval ``(low, high)`` of the mean of each column of ``d`` (n x m).
 
-    Each of the ``n_bootstrap`` resamples draws ``n`` queries uniformly with replacement (the same resample
-    for all columns). The products weight the centred differences and the mean is added back in double
-    precision, so the rounding stays far below the resampling noise and a constant column gives a
-    zero-width interval.
+    Each of the ``n_bootstrap`` resamples draws ``n`` rows uniformly with replacement (the same resample for
+    all columns); its mean is ``counts @ d / n`` with ``counts`` the times each row was drawn. The means are
+    computed in double precision, of the centred columns with the column mean added back, so a constant
+    column gives a zero-width interval; the bounds are the ``(1 - confidence) / 2`` and
+    ``(1 + confidence) / 2`` quantiles of the means, clipped to the observed range of each column (no
+    resample mean lies outside it; the clip removes the last rounding).
+
+    Used by :func:`rag_eval_adapters.compare.paired_test` (columns: per-query differences) and by
+    :meth:`rag_eval_adapters.Report.by` (columns: per-query scores of one group).
     """
     n, m = d.shape
+    d = np.asarray(d, dtype=np.float64)
     center = d.mean(axis=0)
-    centred = (d - center).astype(np.float32)
-    block = max(1, min(n_bootstrap, _BLOCK_CELLS // n))
+    centred = d - center
+    block = max(1, min(n_bootstrap, _BLOCK_CELLS // 2 // n))  # float64: the same bytes as a sign block
     sub = max(1, min(block, _COUNT_CELLS // n))  # rows per bincount: its counters stay in cache
     offsets = (np.arange(sub, dtype=np.int64) * n)[:, None]
-    weights = np.empty((block, n), dtype=np.float32)
-    sums = np.empty((n_bootstrap, m), dtype=np.float32)
+    weights = np.empty((block, n), dtype=np.float64)
+    sums = np.empty((n_bootstrap, m), dtype=np.float64)
     for done in range(0, n_bootstrap, block):
         c = min(block, n_bootstrap - done)
         for start in range(0, c, sub):
@@ -100,9 +110,10 @@ def bootstrap_interval(d: np.ndarray, n_bootstrap: int, confidence: float, rng: 
             picks = rng.integers(0, n, size=(r, n), dtype=np.int64)
             picks += offsets[:r]  # row i counts into bins i * n ... i * n + n - 1
             counts = np.bincount(picks.ravel(), minlength=r * n)
-            np.copyto(weights[start : start + r], counts.reshape(r, n), casting="unsafe")
+            weights[start : start + r] = counts.reshape(r, n)
         np.matmul(weights[:c], centred, out=sums[done : done + c])
     means = sums / np.float64(n) + center
     alpha = (1.0 - confidence) / 2.0
     low, high = np.quantile(means, [alpha, 1.0 - alpha], axis=0)
-    return low, high
+    lowest, highest = d.min(axis=0), d.max(axis=0)
+    return np.clip(low, lowest, highest), np.clip(high, lowest, highest)

@@ -18,7 +18,7 @@ import sys
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, Union
+from typing import Any, BinaryIO, Union
 
 STDIN = "-"
 GZIP_MAGIC = b"\x1f\x8b"
@@ -132,3 +132,13 @@ def text_lines(source: Source, *, bad_lines: str = "raise") -> Iterator[tuple[in
                     yield number, line
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise ValueError(f"{source.name}: not a readable gzip file ({exc})") from None
+
+
+def add_once(nested: dict[str, dict[str, Any]], qid: str, doc: str, value: Any, where: str, verb: str,
+             error: type[ValueError] = ValueError) -> None:
+    """``nested[qid][doc] = value``, the one rule of every reader: a query judges (``verb``) or retrieves a
+    document once; a second time is ``error`` naming ``where`` (the file and line, or row)."""
+    inner = nested.setdefault(qid, {})
+    if doc in inner:
+        raise error(f"{where}: query {qid!r} {verb} document {doc!r} twice")
+    inner[doc] = value

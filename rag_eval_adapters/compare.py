@@ -13,11 +13,12 @@ For two runs A and B scored per query with the same metric, let ``d_q = B_q - A_
 * a percentile bootstrap confidence interval ``[ci_low, ci_high]`` of mean(d), resampling queries
   with replacement ``n_bootstrap`` times (seeded).
 
-Both random procedures are whole-matrix work (:mod:`rag_eval_adapters._resampling`): blocks of sign vectors
-(or resample multiplicities) times the ``n x metrics`` matrix of differences, in single precision. A sign
-vector whose single-precision statistic lies within the rounding bound of the observed one is recounted in
-double precision, so the p-value is the double-precision count; bootstrap means are taken of the centred
-differences, so their rounding is far below the resampling noise. The t distribution is computed here
+Both random procedures are whole-matrix work (:mod:`rag_eval_adapters._resampling`, a core module that
+:meth:`~rag_eval_adapters.Report.by` uses too): blocks of sign vectors (or resample multiplicities) times the
+``n x metrics`` matrix of differences. The sign-vector products are single precision; a sign vector whose
+single-precision statistic lies within the rounding bound of the observed one is recounted in double
+precision, so the p-value is the double-precision count. Bootstrap means are computed in double precision.
+The t distribution is computed here
 (regularized incomplete beta), without scipy.
 
 :func:`compare_reports` runs these tests for every metric and every pair of runs, vectorized across
@@ -42,6 +43,7 @@ from ._resampling import TOL as _TOL
 from ._resampling import bootstrap_interval, randomization_p_values
 from .multitest import Correction, adjust_p_values, check_correction
 from .report import Report, as_report
+from .validation import check_count, check_fraction, check_seed
 
 __all__ = ["PairedComparison", "Comparison", "paired_test", "compare_reports", "compare_per_query"]
 
@@ -201,13 +203,10 @@ def _t_tests(d: np.ndarray) -> tuple[list[float | None], list[float]]:
     return t_stats, p_values
 
 
-def _check_options(n_permutations: int, n_bootstrap: int, confidence: float) -> None:
-    if not isinstance(n_permutations, int) or n_permutations < 1:
-        raise ValueError(f"n_permutations must be a positive integer, got {n_permutations!r}")
-    if not isinstance(n_bootstrap, int) or n_bootstrap < 1:
-        raise ValueError(f"n_bootstrap must be a positive integer, got {n_bootstrap!r}")
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be between 0 and 1 (e.g. 0.95), got {confidence!r}")
+def _check_options(n_permutations: Any, n_bootstrap: Any, confidence: Any, seed: Any) -> tuple[int, int, float, int | None]:
+    """The options every paired test takes, checked by the validation vocabulary (as Python ints and a float)."""
+    return (check_count(n_permutations, "n_permutations"), check_count(n_bootstrap, "n_bootstrap"),
+            check_fraction(confidence, "confidence"), check_seed(seed))
 
 
 def _matrix_tests(
@@ -293,7 +292,7 @@ def paired_test(
     ValueError
         When the lengths differ, there are fewer than 2 queries, or a score is not finite.
     """
-    _check_options(n_permutations, n_bootstrap, confidence)
+    n_permutations, n_bootstrap, confidence, seed = _check_options(n_permutations, n_bootstrap, confidence, seed)
     av = np.asarray(a, dtype=np.float64).reshape(-1, 1)
     bv = np.asarray(b, dtype=np.float64).reshape(-1, 1)
     if av.shape != bv.shape:
@@ -334,7 +333,7 @@ def compare_per_query(
     -------
     Comparison
     """
-    _check_options(n_permutations, n_bootstrap, confidence)
+    n_permutations, n_bootstrap, confidence, seed = _check_options(n_permutations, n_bootstrap, confidence, seed)
     correction = check_correction(correction)
     _check_family(family)
     runs = list(per_query)
@@ -445,7 +444,7 @@ def compare_reports(
         raise ValueError(f"compare needs at least two runs, got {len(names)}")
     typed = {name: as_report(reports[name], f"run {name!r}") for name in names}
     metrics = list(typed[names[0]].mean)
-    _check_options(n_permutations, n_bootstrap, confidence)
+    n_permutations, n_bootstrap, confidence, seed = _check_options(n_permutations, n_bootstrap, confidence, seed)
     correction = check_correction(correction)
     _check_family(family)
     for name in names:

@@ -61,18 +61,7 @@ def read_qrels(path: PathLike, *, format: str | None = None) -> dict[str, dict[s
     ValueError
         A malformed line, naming the file and the line.
     """
-    source, fmt = _source_and_format(path, format)
-    if fmt == "jsonl":
-        from .jsonl import read_jsonl_qrels
-
-        return read_jsonl_qrels(source)
-    if fmt == "trec":
-        from .trec import read_trec_qrels
-
-        return read_trec_qrels(source)
-    from .tables import read_table_qrels
-
-    return read_table_qrels(source, format=fmt)
+    return _read(path, format, "qrels")
 
 
 def read_run(path: PathLike, *, format: str | None = None) -> dict[str, Any]:
@@ -82,18 +71,24 @@ def read_run(path: PathLike, *, format: str | None = None) -> dict[str, Any]:
     ``{doc_id: score}`` (ranked by score, ties by document id descending); ranked JSONL lists and rank-only
     tables give lists in rank order.
     """
+    return _read(path, format, "run")
+
+
+def _read(path: PathLike | Source, format: str | None, kind: str) -> dict[str, Any]:
+    """``read_<format>_<kind>`` of the file's format (``kind``: ``"qrels"`` or ``"run"``); each reader module is
+    imported when its format is read."""
     source, fmt = _source_and_format(path, format)
     if fmt == "jsonl":
-        from .jsonl import read_jsonl_run
+        from .jsonl import read_jsonl_qrels, read_jsonl_run
 
-        return read_jsonl_run(source)
+        return (read_jsonl_qrels if kind == "qrels" else read_jsonl_run)(source)
     if fmt == "trec":
-        from .trec import read_trec_run
+        from .trec import read_trec_qrels, read_trec_run
 
-        return read_trec_run(source)
-    from .tables import read_table_run
+        return (read_trec_qrels if kind == "qrels" else read_trec_run)(source)
+    from .tables import read_table_qrels, read_table_run
 
-    return read_table_run(source, format=fmt)
+    return (read_table_qrels if kind == "qrels" else read_table_run)(source, format=fmt)
 
 
 def _source_and_format(path: PathLike | Source, format: str | None) -> tuple[Source, str]:

@@ -25,6 +25,9 @@ from typing import Any
 
 import numpy as np
 
+from ._resampling import bootstrap_interval
+from .validation import check_count, check_fraction, check_seed
+
 __all__ = ["Report", "GroupedReport", "GroupStats", "OVERALL", "as_report"]
 
 OVERALL = "all"  # the label of the overall row of a GroupedReport, as trec_eval labels its summary lines
@@ -215,7 +218,9 @@ class Report:
             One :class:`GroupStats` per group (in order of first appearance among the scored queries, then
             groups with only failed queries) and the overall row, labelled ``"all"``.
         """
-        _check_interval_options(confidence, n_bootstrap)
+        confidence = check_fraction(confidence, "confidence")
+        n_bootstrap = check_count(n_bootstrap, "n_bootstrap")
+        seed = check_seed(seed)
         group_of = _hashable_groups(_grouper(field, self.attributes), field)
         labels = [group_of(q) for q in self.query_ids]
         failed: dict[Hashable, int] = {}
@@ -334,43 +339,12 @@ def _hashable_groups(group_of: Callable[[Hashable], Any], field: Grouping) -> Ca
     return checked
 
 
-def _check_interval_options(confidence: float, n_bootstrap: int) -> None:
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be between 0 and 1 (e.g. 0.95), got {confidence!r}")
-    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int) or n_bootstrap < 1:
-        raise ValueError(f"n_bootstrap must be a positive int, got {n_bootstrap!r}")
-
-
-_CHUNK_CELLS = 2_000_000  # resample weights drawn per block, to bound memory on large groups
-
-
-def _bootstrap_interval(values: np.ndarray, confidence: float, n_bootstrap: int, rng: np.random.Generator):
-    """Percentile bootstrap interval of each column's mean (rows drawn with replacement), as in
-    :mod:`rag_eval_adapters.compare`."""
-    n, m = values.shape
-    means = np.empty((n_bootstrap, m))
-    chunk = max(1, _CHUNK_CELLS // n)
-    done = 0
-    while done < n_bootstrap:
-        c = min(chunk, n_bootstrap - done)
-        picks = rng.integers(0, n, size=(c, n))  # each row: n queries drawn with replacement
-        flat = (picks + (np.arange(c) * n)[:, None]).ravel()
-        weights = np.bincount(flat, minlength=c * n).reshape(c, n).astype(np.float64)  # times each drawn
-        means[done : done + c] = weights @ values / n
-        done += c
-    alpha = (1.0 - confidence) / 2.0
-    lowest, highest = values.min(axis=0), values.max(axis=0)  # rounding never leaves the observed range
-    low = np.clip(np.quantile(means, alpha, axis=0), lowest, highest)
-    high = np.clip(np.quantile(means, 1.0 - alpha, axis=0), lowest, highest)
-    return low, high
-
-
 def _stats(label, values, keys, errors, confidence, n_bootstrap, rng) -> GroupStats:
     n = values.shape[0]
     if n == 0:
         return GroupStats(label, 0, errors, {}, {}, {})
     mean = values.mean(axis=0)
-    low, high = _bootstrap_interval(values, confidence, n_bootstrap, rng)
+    low, high = bootstrap_interval(values, n_bootstrap, confidence, rng)
     return GroupStats(
         label, n, errors, dict(zip(keys, mean.tolist(), strict=False)), dict(zip(keys, low.tolist(), strict=False)),
         dict(zip(keys, high.tolist(), strict=False)),

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import csv
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Union
 
 from ._numbers import check_grade, check_score, parse_grade, parse_score, shown
-from ._sources import Source, open_source, text_lines
+from ._sources import Source, add_once, open_source, text_lines
 
 __all__ = ["read_table_qrels", "read_table_run", "TABLE_FORMATS"]
 
@@ -120,14 +120,7 @@ def read_table_qrels(path: PathLike, *, format: str | None = None) -> dict[str, 
     qrels: dict[str, dict[str, int | float]] = {}
     for where, row in rows:
         qid, doc = _id(row[q], where, header[q]), _id(row[d], where, header[d])
-        try:
-            grade = parse_grade(row[g].strip()) if isinstance(row[g], str) else check_grade(row[g])
-        except ValueError as exc:
-            raise ValueError(f"{where}: {exc}") from None
-        judged = qrels.setdefault(qid, {})
-        if doc in judged:
-            raise ValueError(f"{where}: query {qid!r} judges document {doc!r} twice")
-        judged[doc] = grade
+        add_once(qrels, qid, doc, _cell(row[g], where, parse_grade, check_grade), where, "judges")
     return qrels
 
 
@@ -160,11 +153,7 @@ def read_table_run(path: PathLike, *, format: str | None = None) -> dict[str, di
             raise ValueError(f"{where}: query {qid!r} retrieves document {doc!r} twice")
         docs.add(doc)
         if s is not None:
-            try:
-                score = parse_score(row[s].strip()) if isinstance(row[s], str) else check_score(row[s])
-            except ValueError as exc:
-                raise ValueError(f"{where}: {exc}") from None
-            scored.setdefault(qid, {})[doc] = score
+            scored.setdefault(qid, {})[doc] = _cell(row[s], where, parse_score, check_score)
         else:
             rank = _rank(row[r], where)
             by_rank = ranked.setdefault(qid, {})
@@ -185,6 +174,15 @@ def _columns(source: Source, header: list, kind: str) -> tuple[int, int]:
             f"query-id, doc_id or corpus-id), found {', '.join(map(str, header)) or 'no header'}"
         )
     return q, d
+
+
+def _cell(value: Any, where: str, parse: Callable[[str], Any], check: Callable[[Any], Any]) -> Any:
+    """A grade or score cell: text (CSV/TSV) by the grammar's ``parse``, a number (Parquet) by ``check``; an
+    error names ``where``."""
+    try:
+        return parse(value.strip()) if isinstance(value, str) else check(value)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
 
 
 def _id(value: Any, where: str, column: str) -> str:

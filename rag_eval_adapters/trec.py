@@ -18,8 +18,9 @@ reader, so results and error messages (with their line numbers) are the same eit
 
 from __future__ import annotations
 
-import math
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import islice, repeat
 from typing import Any, Literal, Union
 
@@ -62,39 +63,7 @@ def read_trec_qrels(path: PathLike, *, engine: Engine = "auto") -> dict[str, dic
     pyarrow when it is installed and the file suits it, else line by line; ``"python"`` always line by
     line; ``"pyarrow"`` requires pyarrow. The result, or the error, is the same whatever the engine.
     """
-    source = open_source(path)
-    if engine != "python":
-        table = _arrow_table(source, 4, 3, "int64", engine)
-        if table is not None:
-            nested = _nest(table, 3)
-            if nested is not None:
-                return nested
-    return _read_qrels_lines(source)
-
-
-def _read_qrels_lines(source: Source) -> dict[str, dict[str, int | float]]:
-    qrels: dict[str, dict[str, int | float]] = {}
-    for number, line in text_lines(source):
-        fields = line.split()
-        if len(fields) != 4:
-            if not fields:
-                continue
-            raise _field_count_error(source, number, fields, "query_id iteration doc_id grade")
-        qid, _, doc, grade = fields
-        try:
-            value = int(grade)  # the usual case; int() takes more than the grammar, checked here
-            if "_" in grade or not grade.isascii() or not -INT64_MAX <= value <= INT64_MAX:
-                raise ValueError(grade)
-        except ValueError:
-            try:
-                value = parse_grade(grade)
-            except ValueError as exc:
-                raise TrecFormatError(f"{source}:{number}: {exc}") from None
-        judged = qrels.setdefault(qid, {})
-        if doc in judged:
-            raise TrecFormatError(f"{source}:{number}: query {qid!r} judges document {doc!r} twice")
-        judged[doc] = value
-    return qrels
+    return _read(open_source(path), engine, _QRELS)
 
 
 def read_trec_run(path: PathLike, *, engine: Engine = "auto") -> dict[str, dict[str, float]]:
@@ -102,39 +71,77 @@ def read_trec_run(path: PathLike, *, engine: Engine = "auto") -> dict[str, dict[
 
     ``path`` and ``engine`` as for :func:`read_trec_qrels`.
     """
-    source = open_source(path)
+    return _read(open_source(path), engine, _RUN)
+
+
+def _quick_grade(text: str) -> int | None:
+    """``int(text)`` when the grammar takes it as that int (``int()`` takes more: ``1_0``, other digits)."""
+    try:
+        value = int(text)
+    except ValueError:
+        return None
+    return value if "_" not in text and text.isascii() and -INT64_MAX <= value <= INT64_MAX else None
+
+
+def _quick_score(text: str) -> float | None:
+    """``float(text)`` when the grammar takes it as that float (``float()`` takes more: ``nan``, ``1_0``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if value == value and "_" not in text and text.isascii() else None
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """What tells a qrels file from a run file: its fields, where the value is and how it is read."""
+
+    fields: str  # the layout named in a field-count error
+    value_at: int
+    arrow_type: str
+    quick: Callable[[str], Any]  # the usual case, or None for the grammar to decide
+    parse: Callable[[str], Any]  # the grammar (:mod:`_numbers`)
+    verb: str  # "query 'q' <verb> document 'd' twice"
+    column: str  # the value's column in a table
+
+
+_QRELS = _Layout("query_id iteration doc_id grade", 3, "int64", _quick_grade, parse_grade, "judges", "grade")
+_RUN = _Layout("query_id Q0 doc_id rank score tag", 4, "float64", _quick_score, parse_score, "retrieves", "score")
+
+
+def _read(source: Source, engine: str, layout: _Layout) -> dict[str, dict[str, Any]]:
+    """The nested dict of a TREC file: by pyarrow when it suits the file, else line by line."""
+    n_fields = len(layout.fields.split())
     if engine != "python":
-        table = _arrow_table(source, 6, 4, "float64", engine)
+        table = _arrow_table(source, n_fields, layout.value_at, layout.arrow_type, engine)
         if table is not None:
-            nested = _nest(table, 4)
+            nested = _nest(table, layout.value_at)
             if nested is not None:
                 return nested
-    return _read_run_lines(source)
+    return _read_lines(source, layout)
 
 
-def _read_run_lines(source: Source) -> dict[str, dict[str, float]]:
-    run: dict[str, dict[str, float]] = {}
+def _read_lines(source: Source, layout: _Layout) -> dict[str, dict[str, Any]]:
+    nested: dict[str, dict[str, Any]] = {}
+    n_fields, value_at, quick = len(layout.fields.split()), layout.value_at, layout.quick
     for number, line in text_lines(source):
         fields = line.split()
-        if len(fields) != 6:
+        if len(fields) != n_fields:
             if not fields:
                 continue
-            raise _field_count_error(source, number, fields, "query_id Q0 doc_id rank score tag")
-        qid, _, doc, _, score, _ = fields
-        try:
-            value = float(score)
-        except ValueError:
-            value = math.nan
-        if value != value or "_" in score or not score.isascii():  # float() takes more than the grammar
+            raise _field_count_error(source, number, fields, layout.fields)
+        qid, doc, text = fields[0], fields[2], fields[value_at]
+        value = quick(text)
+        if value is None:
             try:
-                value = parse_score(score)
+                value = layout.parse(text)
             except ValueError as exc:
                 raise TrecFormatError(f"{source}:{number}: {exc}") from None
-        ranked = run.setdefault(qid, {})
-        if doc in ranked:
-            raise TrecFormatError(f"{source}:{number}: query {qid!r} retrieves document {doc!r} twice")
-        ranked[doc] = value
-    return run
+        inner = nested.setdefault(qid, {})
+        if doc in inner:  # add_once's rule, inline: this loop is the line reader's whole cost
+            raise TrecFormatError(f"{source}:{number}: query {qid!r} {layout.verb} document {doc!r} twice")
+        inner[doc] = value
+    return nested
 
 
 def read_trec_qrels_table(path: PathLike):
@@ -144,14 +151,7 @@ def read_trec_qrels_table(path: PathLike):
     number), except that a document judged twice is left to
     :func:`~rag_eval_adapters.columnar.evaluate_columns`, which reports that query's error. Needs pyarrow.
     """
-    import pyarrow as pa
-
-    source = open_source(path)
-    table = _arrow_table(source, 4, 3, "int64", "pyarrow")
-    if table is None:  # not exactly readable by pyarrow: the line reader's data (and errors)
-        qrels = _read_qrels_lines(source)
-        return _table_from_nested(pa, qrels, "grade")
-    return pa.table({"query_id": table.column(0), "doc_id": table.column(2), "grade": table.column(3)})
+    return _read_table(open_source(path), _QRELS)
 
 
 def read_trec_run_table(path: PathLike):
@@ -160,14 +160,19 @@ def read_trec_run_table(path: PathLike):
     Lines are checked as :func:`read_trec_run` checks them, except that a document retrieved twice is left to
     :func:`~rag_eval_adapters.columnar.evaluate_columns`, which reports that query's error. Needs pyarrow.
     """
+    return _read_table(open_source(path), _RUN)
+
+
+def _read_table(source: Source, layout: _Layout):
+    """The pyarrow Table ``query_id, doc_id, <value>`` of a TREC file (the line reader's when pyarrow's
+    reading would differ from it)."""
     import pyarrow as pa
 
-    source = open_source(path)
-    table = _arrow_table(source, 6, 4, "float64", "pyarrow")
-    if table is None:
-        run = _read_run_lines(source)
-        return _table_from_nested(pa, run, "score")
-    return pa.table({"query_id": table.column(0), "doc_id": table.column(2), "score": table.column(4)})
+    table = _arrow_table(source, len(layout.fields.split()), layout.value_at, layout.arrow_type, "pyarrow")
+    if table is None:  # not exactly readable by pyarrow: the line reader's data (and errors)
+        return _table_from_nested(pa, _read_lines(source, layout), layout.column)
+    return pa.table({"query_id": table.column(0), "doc_id": table.column(2),
+                     layout.column: table.column(layout.value_at)})
 
 
 def _table_from_nested(pa, nested: dict, value: str):

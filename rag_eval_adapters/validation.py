@@ -1,5 +1,5 @@
 """One validation vocabulary: the checks and pydantic types for a cutoff, a relevance level, a gain, a grade,
-a score and an on/off option.
+a score and an on/off option, and the checks of a count, a fraction, a positive amount and a random seed.
 
 Every entry point (the per-query functions, :func:`~rag_eval_adapters.evaluate`, the metric objects, the
 LlamaIndex and LangChain adapters and the ``rag-eval`` command) checks these values with the functions below,
@@ -7,7 +7,11 @@ so one bad value gets the same exception and the same message wherever it is giv
 
 * a value of the wrong type (a string cutoff, ``granular="no"``) is a ``TypeError``;
 * a value of the right type outside its range (``k=0``, ``relevance_level=inf``, a NaN grade) is a
-  ``ValueError``.
+  ``ValueError``;
+* a bool is never a number here: ``n_bootstrap=True`` or ``confidence=False`` is a ``TypeError``, not 1 or 0.
+
+The options of the resampling, the batch sizes, workers, shards and timeouts use :func:`check_count`,
+:func:`check_fraction`, :func:`check_positive` and :func:`check_seed`, each with one message style.
 
 The ``Annotated`` types (:data:`Cutoff`, :data:`RelevanceLevel`, :data:`Gain`, :data:`Grade`, :data:`Score`,
 :data:`Flag`) run the same checks as pydantic field validators, naming the field in the message; a model built
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
 
 import numpy as np
@@ -50,6 +55,11 @@ __all__ = [
     "check_grade",
     "check_score",
     "check_flag",
+    "check_count",
+    "check_fraction",
+    "check_positive",
+    "check_seed",
+    "check_texts",
     "where",
     "plain_error",
 ]
@@ -92,15 +102,21 @@ def _float_or_inf(value: Any) -> float:
         return math.inf
 
 
+def _real(value: Any, label: str, what: str, inside: Callable[[float], bool], kind: str = "") -> float:
+    """``value`` as a float: a real number (not a bool; else ``TypeError``: ``label must be <kind>``) for which
+    ``inside`` holds (else ``ValueError``: ``label must be <what>``). ``kind`` defaults to ``what``."""
+    if not _number(value):
+        raise TypeError(f"{label} must be {kind or what}, got {_short(value)}")
+    number = _float_or_inf(value)
+    if not inside(number):
+        raise ValueError(f"{label} must be {what}, got {_short(value)}")
+    return number
+
+
 def check_level(level: Any, field: str = "relevance_level") -> float:
     """A relevance level: any finite number. A judged document is relevant when its grade is ``>= level``;
     an unjudged document never is (as in trec_eval)."""
-    if not _number(level):
-        raise TypeError(f"{field} must be a finite number (a grade threshold), got {level!r}")
-    value = _float_or_inf(level)
-    if not math.isfinite(value):
-        raise ValueError(f"{field} must be a finite number (a grade threshold), got {level!r}")
-    return value
+    return _real(level, field, "a finite number (a grade threshold)", math.isfinite)
 
 
 def check_gain(gain: Any, field: str = "gain") -> str:
@@ -116,30 +132,34 @@ def check_gain(gain: Any, field: str = "gain") -> str:
     return gain
 
 
+def _grade_of(value: Any, label: str) -> float:
+    """The grade ``value`` of ``label`` (``"qrels['d1']"``, a field name) as a float: a finite number."""
+    return _real(value, label, "a finite grade", math.isfinite, "a number (a relevance grade)")
+
+
+def _score_of(value: Any, label: str) -> float:
+    """The score ``value`` of ``label`` (``"run['d1']"``, a field name) as a float: a number, not NaN."""
+    if not _number(value):
+        raise TypeError(f"{label} must be a numeric score, got {value!r}")
+    try:
+        score = float(value)
+    except OverflowError:  # an int beyond float64: ranking it as +-inf would hide a broken score
+        raise ValueError(
+            f"{label} is too large for a float64 ({_short(value)}); scores must fit in a float64 to rank by"
+        ) from None
+    if math.isnan(score):
+        raise ValueError(f"{label} is NaN; scores must be numbers to rank by")
+    return score
+
+
 def check_grade(grade: Any, doc: Any, field: str, query_id: Any = None) -> float:
     """A relevance grade of document ``doc`` in ``field``: a finite number."""
-    if not _number(grade):
-        raise TypeError(f"{where(query_id)}{field}[{doc!r}] must be a number (a relevance grade), got {grade!r}")
-    value = _float_or_inf(grade)
-    if not math.isfinite(value):
-        raise ValueError(f"{where(query_id)}{field}[{doc!r}] must be a finite grade, got {_short(grade)}")
-    return value
+    return _grade_of(grade, f"{where(query_id)}{field}[{doc!r}]")
 
 
 def check_score(score: Any, doc: Any, field: str = "run", query_id: Any = None) -> float:
     """A retrieval score of document ``doc`` in ``field``: a number, not NaN (±inf rank first and last)."""
-    if not _number(score):
-        raise TypeError(f"{where(query_id)}{field}[{doc!r}] must be a numeric score, got {score!r}")
-    try:
-        value = float(score)
-    except OverflowError:  # an int beyond float64: ranking it as +-inf would hide a broken score
-        raise ValueError(
-            f"{where(query_id)}{field}[{doc!r}] is too large for a float64 ({_short(score)}); "
-            "scores must fit in a float64 to rank by"
-        ) from None
-    if math.isnan(value):
-        raise ValueError(f"{where(query_id)}{field}[{doc!r}] is NaN; scores must be numbers to rank by")
-    return value
+    return _score_of(score, f"{where(query_id)}{field}[{doc!r}]")
 
 
 def check_flag(value: Any, field: str) -> bool:
@@ -149,6 +169,93 @@ def check_flag(value: Any, field: str) -> bool:
     if isinstance(value, np.bool_):
         return bool(value)
     raise TypeError(f"{field} must be True or False, got {value!r}")
+
+
+def _integer(value: Any) -> bool:
+    return not isinstance(value, (bool, np.bool_)) and isinstance(value, numbers.Integral)
+
+
+def check_count(value: Any, field: str, *, minimum: int = 1, maximum: int | None = None) -> int:
+    """A count (resamples, a batch size, workers, shards, ``max_*``): an int from ``minimum`` (default 1) to
+    ``maximum`` (default: no bound), returned as a Python int. A bool is not a count.
+
+    Raises
+    ------
+    TypeError
+        When ``value`` is not an int (a float, a string, ``True``).
+    ValueError
+        When it is below ``minimum`` or above ``maximum``.
+    """
+    if minimum == 1:
+        what = "a positive integer"
+    elif minimum == 0:
+        what = "a non-negative integer"
+    else:
+        what = f"an integer >= {minimum}"
+    if not _integer(value):
+        raise TypeError(f"{field} must be {what}, got {_short(value)}")
+    if value < minimum:
+        raise ValueError(f"{field} must be {what}, got {_short(value)}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{field} must be {what} of at most {maximum}, got {_short(value)}")
+    return int(value)
+
+
+def check_fraction(value: Any, field: str, *, inclusive: bool = False) -> float:
+    """A fraction (a confidence, a probability, a threshold): a number strictly between 0 and 1, or from 0 to
+    1 with ``inclusive=True``, returned as a float. A bool is not a number; NaN is outside every range.
+
+    Raises
+    ------
+    TypeError
+        When ``value`` is not a real number.
+    ValueError
+        When it is outside the range.
+    """
+    if inclusive:
+        return _real(value, field, "a number from 0 to 1", lambda x: 0.0 <= x <= 1.0)
+    return _real(value, field, "a number strictly between 0 and 1", lambda x: 0.0 < x < 1.0)
+
+
+def check_positive(value: Any, field: str, *, unit: str = "") -> float:
+    """A positive amount (a timeout, a rate): a finite number above 0, returned as a float. A bool is not one.
+
+    ``unit`` names what the number counts in the message (``"seconds"``).
+    """
+    what = f"a positive finite number{f' of {unit}' if unit else ''}"
+    return _real(value, field, what, lambda x: 0.0 < x < math.inf)
+
+
+def check_seed(value: Any, field: str = "seed") -> int | None:
+    """A random seed: None (fresh entropy) or a non-negative int, the seeds ``numpy.random.default_rng``
+    takes, checked here so a bad seed gets this message rather than numpy's. A bool is not a seed."""
+    if value is None:
+        return None
+    if not _integer(value):
+        raise TypeError(f"{field} must be None or a non-negative integer, got {_short(value)}")
+    if value < 0:
+        raise ValueError(f"{field} must be None or a non-negative integer, got {_short(value)}")
+    return int(value)
+
+
+def check_texts(values: Any, field: str, query_id: Any = None) -> list[str]:
+    """A list of texts (or ids): any iterable of strings but a string itself or a mapping, as a new list.
+
+    Raises
+    ------
+    TypeError
+        For a single string (``"is a single string; pass a list of texts"``), a mapping or a non-iterable, or
+        an item that is not a ``str`` (naming its index).
+    """
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{where(query_id)}{field} is a single string; pass a list of texts, e.g. [{values!r:.60}]")
+    if isinstance(values, Mapping) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{where(query_id)}{field} must be a list of texts, got {type(values).__name__}")
+    texts = list(values)
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(f"{where(query_id)}{field}[{i}] must be a str, got {type(text).__name__}: {text!r:.60}")
+    return texts
 
 
 # ---------------------------------------------------------------------------------------------- pydantic types
@@ -167,26 +274,11 @@ def _gain(value: Any, info: ValidationInfo) -> str:
 
 
 def _grade(value: Any, info: ValidationInfo) -> float:
-    field = info.field_name or "grade"
-    if not _number(value):
-        raise TypeError(f"{field} must be a number (a relevance grade), got {value!r}")
-    grade = _float_or_inf(value)
-    if not math.isfinite(grade):
-        raise ValueError(f"{field} must be a finite grade, got {_short(value)}")
-    return grade
+    return _grade_of(value, info.field_name or "grade")
 
 
 def _score(value: Any, info: ValidationInfo) -> float:
-    field = info.field_name or "score"
-    if not _number(value):
-        raise TypeError(f"{field} must be a numeric score, got {value!r}")
-    try:
-        score = float(value)
-    except OverflowError:
-        raise ValueError(f"{field} is too large for a float64 ({_short(value)}); scores must fit in a float64") from None
-    if math.isnan(score):
-        raise ValueError(f"{field} is NaN; scores must be numbers to rank by")
-    return score
+    return _score_of(value, info.field_name or "score")
 
 
 def _flag(value: Any, info: ValidationInfo) -> bool:

@@ -85,7 +85,7 @@ def test_a_bad_test_set_line_is_one_error_line_naming_it(inputs, tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     (["--candidates", "0"], "--candidates must be a positive integer"),
-    (["--e2e-limit", "-1"], "--e2e-limit must be 0 or more"),
+    (["--e2e-limit", "-1"], "--e2e-limit must be a non-negative integer, got -1"),
     (["--chunking", "abc"], "SIZE:OVERLAP"),
     (["--generate"], "give --testset FILE or --generate"),
 ])

@@ -93,8 +93,8 @@ def test_dry_run_sends_nothing(openai_server, tmp_path):
 
 
 @pytest.mark.parametrize("extra, message", [
-    (("--samples", "0", "--output", "x.jsonl"), "--samples must be at least 1"),
-    (("--seed", "-1", "--output", "x.jsonl"), "--seed must be at least 0"),
+    (("--samples", "0", "--output", "x.jsonl"), "--samples must be a positive integer, got 0"),
+    (("--seed", "-1", "--output", "x.jsonl"), "--seed must be a non-negative integer, got -1"),
     (("--samples", "2"), "give --output"),
     (("--types", "trivia", "--output", "x.jsonl"), "types must be"),
 ])

@@ -170,10 +170,10 @@ def test_queries_that_could_not_be_scored_fail_the_command(tmp_path):
 @pytest.mark.parametrize("args, needle", [
     (["evaluate", "--limit", "0"], "--limit must be a positive integer, got 0"),
     (["evaluate", "--limit", "-3"], "--limit must be a positive integer"),
-    (["compare", "--seed", "-1"], "--seed must be an integer of at least 0, got -1"),
+    (["compare", "--seed", "-1"], "--seed must be a non-negative integer, got -1"),
     (["compare", "--permutations", "-1"], "--permutations must be a positive integer, got -1"),
     (["compare", "--bootstrap", "0"], "--bootstrap must be a positive integer"),
-    (["compare", "--confidence", "1.5"], "--confidence must be between 0 and 1"),
+    (["compare", "--confidence", "1.5"], "--confidence must be a number strictly between 0 and 1, got 1.5"),
 ])
 def test_option_values_are_refused_before_any_work(tmp_path, args, needle):
     command, *options = args

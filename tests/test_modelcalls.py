@@ -190,8 +190,8 @@ def test_limiter_lets_exactly_max_concurrency_calls_run_together():
 def test_limiter_options_are_checked():
     with pytest.raises(ValueError, match="max_concurrency"):
         CallLimiter(0)
-    for bad in (0, -1.0, float("inf"), True):
-        with pytest.raises(ValueError, match="max_per_second"):
+    for bad, error in ((0, ValueError), (-1.0, ValueError), (float("inf"), ValueError), (True, TypeError)):
+        with pytest.raises(error, match="max_per_second must be a positive finite number of calls a second"):
             CallLimiter(2, max_per_second=bad)
 
 

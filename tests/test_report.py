@@ -88,9 +88,10 @@ def test_interval_is_reproducible_narrows_with_confidence_and_is_empty_for_const
     assert (constant.ci_low["s"], constant.ci_high["s"]) == (0.25, 0.25)
 
 
-@pytest.mark.parametrize("bad", [{"confidence": 1.0}, {"confidence": 0}, {"n_bootstrap": 0}, {"n_bootstrap": True}])
-def test_bad_interval_options_are_refused(bad):
-    with pytest.raises(ValueError, match=next(iter(bad))):
+@pytest.mark.parametrize("bad, error", [({"confidence": 1.0}, ValueError), ({"confidence": 0}, ValueError),
+                                        ({"n_bootstrap": 0}, ValueError), ({"n_bootstrap": True}, TypeError)])
+def test_bad_interval_options_are_refused(bad, error):
+    with pytest.raises(error, match=next(iter(bad))):
         evaluate(QRELS, RUN, ["mrr"]).by(TYPES, **bad)
 
 

@@ -154,3 +154,152 @@ def test_levels_at_or_below_zero_follow_trec_eval_everywhere(tmp_path, level):
     data = json.loads(out)
     assert data["mean"] == pytest.approx(expected)
     assert not any(math.isnan(v) for v in data["mean"].values())
+
+
+# ------------------------------------------------------------------------------ issue 20, item 5: counts, fractions,
+# seeds and positive amounts: one check each (rag_eval_adapters.validation), one message at every entry point
+PAIRED_A, PAIRED_B = [0.1, 0.4, 0.3, 0.9], [0.2, 0.5, 0.2, 1.0]
+PER_QUERY = {"A": {f"q{i}": {"mrr": a} for i, a in enumerate(PAIRED_A)},
+             "B": {f"q{i}": {"mrr": b} for i, b in enumerate(PAIRED_B)}}
+
+
+def _resampling_entry_points(**bad):
+    """The public calls that take the resampling options: Report.by, paired_test, compare_per_query and
+    compare_reports."""
+    from rag_eval_adapters.compare import compare_per_query, compare_reports, paired_test
+
+    report = evaluate(QRELS, RUN, ["mrr"])
+    entry_points = {
+        "paired_test": lambda: paired_test(PAIRED_A, PAIRED_B, **bad),
+        "compare_per_query": lambda: compare_per_query(PER_QUERY, ["mrr"], **bad),
+        "compare_reports": lambda: compare_reports({"A": report, "B": report}, **bad),
+    }
+    if "n_permutations" not in bad:
+        entry_points["Report.by"] = lambda: report.by(lambda q: "all queries", **bad)
+    return entry_points
+
+
+@pytest.mark.parametrize("option", ["n_permutations", "n_bootstrap"])
+@pytest.mark.parametrize("bad, kind, shown", [
+    (True, TypeError, "True"), (False, TypeError, "False"), (2.0, TypeError, "2.0"), ("10", TypeError, "'10'"),
+    (0, ValueError, "0"), (-5, ValueError, "-5"),
+])
+def test_a_resample_count_is_a_positive_integer_and_never_a_bool(option, bad, kind, shown):
+    assert_same_error(_resampling_entry_points(**{option: bad}), kind, f"{option} must be a positive integer, got {shown}")
+
+
+@pytest.mark.parametrize("bad, kind", [
+    (0, ValueError), (1, ValueError), (1.5, ValueError), (-0.1, ValueError), (NAN, ValueError),
+    (True, TypeError), ("0.95", TypeError), (None, TypeError),
+])
+def test_confidence_is_a_number_strictly_between_0_and_1_everywhere(tmp_path, bad, kind):
+    assert_same_error(_resampling_entry_points(confidence=bad), kind,
+                      f"confidence must be a number strictly between 0 and 1, got {bad!r}")
+
+
+def test_the_cli_gives_the_same_messages_as_the_python_api(tmp_path):
+    qrels, run = write_trec_qrels(tmp_path / "q.qrels", QRELS), write_trec_run(tmp_path / "r.run", RUN)
+    for option, value, tail in [
+        ("--confidence", "1.5", "--confidence must be a number strictly between 0 and 1, got 1.5"),
+        ("--permutations", "0", "--permutations must be a positive integer, got 0"),
+        ("--bootstrap", "-2", "--bootstrap must be a positive integer, got -2"),
+    ]:
+        code, _, err = run_cli("compare", "--qrels", qrels, "--run", run, "--run", run, option, value)
+        assert code == 2 and err == f"rag-eval: error: {tail}\n", (option, err)
+    code, _, err = run_cli("demo", "--output-dir", tmp_path / "d", "--permutations", "0")
+    assert code == 2 and err == "rag-eval: error: --permutations must be a positive integer, got 0\n"
+
+
+@pytest.mark.parametrize("bad, kind", [(-1, ValueError), (True, TypeError), (1.5, TypeError), ("7", TypeError)])
+def test_a_bad_seed_gets_our_message_not_numpys(bad, kind):
+    assert_same_error(_resampling_entry_points(seed=bad), kind,
+                      f"seed must be None or a non-negative integer, got {bad!r}")
+
+
+def test_good_resampling_options_are_accepted_as_numpy_integers_and_give_the_same_result():
+    from rag_eval_adapters.compare import paired_test
+
+    plain = paired_test(PAIRED_A, PAIRED_B, n_permutations=50, n_bootstrap=60, seed=3, confidence=0.9)
+    numpy = paired_test(PAIRED_A, PAIRED_B, n_permutations=np.int64(50), n_bootstrap=np.int32(60),
+                        seed=np.uint8(3), confidence=np.float32(0.9).item())
+    assert (plain.ci_low, plain.ci_high, plain.p_value) == (numpy.ci_low, numpy.ci_high, numpy.p_value)
+    assert type(numpy.n_permutations) is int and type(numpy.n_bootstrap) is int
+
+
+@pytest.mark.parametrize("bad, kind", [(True, TypeError), (0, ValueError), (2.5, TypeError)])
+def test_max_concurrency_is_the_same_count_for_the_cohere_reranker_and_the_async_batch(bad, kind):
+    import asyncio
+
+    from rag_eval_adapters.modelcalls import CallLimiter
+    from rag_eval_adapters.rerank import CohereReranker, LexicalScorer, arerank_relevancy_batch
+
+    assert_same_error({
+        "CohereReranker": lambda: CohereReranker(api_key="unused", max_concurrency=bad),
+        "arerank_relevancy_batch": lambda: asyncio.run(
+            arerank_relevancy_batch({"q": ("a b", ["a", "b"])}, LexicalScorer(), max_concurrency=bad)),
+        "CallLimiter": lambda: CallLimiter(max_concurrency=bad),
+    }, kind, f"max_concurrency must be a positive integer, got {bad!r}")
+
+
+@pytest.mark.parametrize("bad, kind", [(True, TypeError), (0, ValueError), (-3, ValueError), ("4", TypeError)])
+def test_shards_and_batch_sizes_are_counts_with_one_message(bad, kind):
+    from rag_eval_adapters.answers import OpenAIEmbedder
+    from rag_eval_adapters.distributed import shard_of
+
+    assert_same_error({"shard_of": lambda: shard_of(["q1", "q2"], bad)}, kind,
+                      f"shards must be a positive integer, got {bad!r}")
+    assert_same_error({
+        "batch_size": lambda: OpenAIEmbedder(client=object(), batch_size=bad),
+        "dimensions": lambda: OpenAIEmbedder(client=object(), dimensions=bad),
+    }, kind, f"must be a positive integer, got {bad!r}")
+
+
+@pytest.mark.parametrize("bad, kind", [(0, ValueError), (-1.0, ValueError), (float("inf"), ValueError),
+                                       (NAN, ValueError), (True, TypeError), ("5", TypeError)])
+def test_a_timeout_is_a_positive_finite_number_of_seconds(bad, kind):
+    from rag_eval_adapters.rerank import CohereReranker
+    from rag_eval_adapters.testsets import OpenAICompatibleLLM
+
+    assert_same_error({
+        "CohereReranker": lambda: CohereReranker(api_key="unused", timeout=bad),
+        "OpenAICompatibleLLM": lambda: OpenAICompatibleLLM("gpt-4o-mini", api_key="unused", timeout=bad),
+    }, kind, f"timeout must be a positive finite number of seconds, got {bad!r}")
+
+
+@pytest.mark.parametrize("bad, tail", [
+    ("rome", "expected_ids is a single string; pass a list of texts, e.g. ['rome']"),
+    ({"rome": 1}, "expected_ids must be a list of texts, got dict"),
+    (["rome", 7], "expected_ids[1] must be a str, got int: 7"),
+])
+def test_a_list_of_texts_has_one_check_for_data_set_rows_given_as_objects_or_as_a_jsonl_file(tmp_path, bad, tail):
+    pytest.importorskip("llama_index.core")
+    from llama_index.core.evaluation import RetrieverEvaluator
+    from llama_index.core.retrievers import BaseRetriever
+    from llama_index.core.schema import NodeWithScore, TextNode
+
+    class OneNode(BaseRetriever):
+        def _retrieve(self, query_bundle):
+            return [NodeWithScore(node=TextNode(id_="rome", text="Rome"), score=1.0)]
+
+    evaluator = RetrieverEvaluator(metrics=[li.HitRate()], retriever=OneNode())
+    row = {"query": "capital of italy", "expected_ids": bad}
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    for given, where in (([row], ""), (path, f" ({path}:1)")):
+        run = li.evaluate_dataset(evaluator, given, show_progress=False)
+        assert [e.message for e in run.errors] == [f"TypeError: {tail}{where}"]
+
+
+@pytest.mark.parametrize("bad, kind", [(True, TypeError), (None, TypeError), (0, ValueError), (2.0, TypeError)])
+def test_a_retrievers_top_k_and_a_data_set_runs_workers_are_counts(bad, kind):
+    pytest.importorskip("llama_index.core")
+    from llama_index.core.evaluation import RetrieverEvaluator
+
+    nodes = li.nodes_from_records([{"id": "d1", "text": "alpha"}])
+    retriever = li.ScoringRetriever(nodes, lambda q: [1.0])
+    assert_same_error({"ScoringRetriever": lambda: li.ScoringRetriever(nodes, lambda q: [1.0], top_k=bad)},
+                      kind, f"top_k must be a positive integer, got {bad!r}")
+    evaluator = RetrieverEvaluator(metrics=[li.HitRate()], retriever=retriever)
+    rows = [{"query": "alpha", "expected_ids": ["d1"]}]
+    assert_same_error({"evaluate_dataset": lambda: li.evaluate_dataset(evaluator, rows, workers=bad)},
+                      kind, f"workers must be a positive integer, got {bad!r}")

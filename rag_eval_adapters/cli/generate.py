@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ._errors import CLIError, one_line
+from ._io import check_count
 from ._models import add_llm_options, llm_from_args
 from ._progress import progress_enabled
 
@@ -47,11 +48,9 @@ def add_parser(sub: Any) -> None:
 
 def _check_numbers(args: argparse.Namespace) -> None:
     for name in ("samples", "per_chunk", "max_concurrency", "chunk_size"):
-        if getattr(args, name) < 1:
-            raise CLIError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+        check_count(getattr(args, name), f"--{name.replace('_', '-')}")
     for name in ("chunk_overlap", "min_chunk_chars", "seed"):
-        if getattr(args, name) < 0:
-            raise CLIError(f"--{name.replace('_', '-')} must be at least 0, got {getattr(args, name)}")
+        check_count(getattr(args, name), f"--{name.replace('_', '-')}", minimum=0)
     if not args.timeout > 0:
         raise CLIError(f"--timeout must be positive, got {args.timeout}")
     if not 0 <= args.temperature <= 2:

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from ..validation import check_count
+
 __all__ = ["shard_of"]
 
 _MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -38,8 +40,7 @@ def shard_of(query_ids: Any, shards: int) -> np.ndarray:
     ValueError
         If an id is missing (None/NaN); the message gives its row.
     """
-    if isinstance(shards, bool) or not isinstance(shards, (int, np.integer)) or shards < 1:
-        raise ValueError(f"shards must be a positive integer, got {shards!r}")
+    shards = check_count(shards, "shards")
     values = _numpy(query_ids)
     n = values.shape[0]
     if not n:

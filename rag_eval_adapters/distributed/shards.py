@@ -11,13 +11,14 @@ on a group (Ray, Spark ``applyInPandas``, Dask) can run them; see ``docs/distrib
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable
 from typing import Any
 
 import numpy as np
 
 from .. import evaluate_columns, parse_metrics
 from ..measures import MetricLike
+from .sources import column_names
 
 __all__ = ["score_shard", "combine", "Combined", "STATUS_COLUMNS"]
 
@@ -247,13 +248,8 @@ def _evaluate(qrels, run, measures, level, missing, qq, rq, q_unique, in_run):
 
 
 def _query_ids(table: Any, field: str) -> np.ndarray:
-    if hasattr(table, "column_names"):
-        names = list(table.column_names)
-    elif hasattr(table, "columns"):
-        names = [str(c) for c in table.columns]
-    elif isinstance(table, Mapping):
-        names = [str(c) for c in table]
-    else:
+    names = column_names(table)
+    if names is None:
         raise TypeError(f"{field}: expected a DataFrame, a pyarrow Table or a mapping of columns, "
                         f"got {type(table).__name__}")
     if "query_id" not in names:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -163,17 +164,25 @@ def _expand(source: str | os.PathLike, filesystem: Any):
     return [(fs, path)]
 
 
+def column_names(table: Any) -> list[str] | None:
+    """The column names of a pyarrow Table, a pandas DataFrame or a mapping of columns (None for anything
+    else): the in-memory tables that :func:`as_arrow` and :func:`~rag_eval_adapters.distributed.score_shard`
+    take."""
+    if hasattr(table, "column_names"):
+        return list(table.column_names)
+    if hasattr(table, "columns"):
+        return [str(c) for c in table.columns]
+    if isinstance(table, Mapping):
+        return [str(c) for c in table]
+    return None
+
+
 def as_arrow(table: Any, field: str):
     """A pandas DataFrame, pyarrow Table or mapping of columns, as a pyarrow Table of the needed columns."""
     import pyarrow as pa
 
-    if hasattr(table, "column_names"):
-        names = list(table.column_names)
-    elif hasattr(table, "columns"):
-        names = [str(c) for c in table.columns]
-    elif isinstance(table, dict):
-        names = [str(c) for c in table]
-    else:
+    names = column_names(table)
+    if names is None:
         raise TypeError(f"{field} must be a Ray Dataset, Parquet path(s), a pandas DataFrame, a pyarrow Table or a "
                         f"mapping of columns; got {type(table).__name__}")
     columns = wanted_columns(field, names)

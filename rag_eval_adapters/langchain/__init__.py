@@ -75,10 +75,7 @@ from .evaluators import (
     RetrievalMetricsEvaluator,
     RPrecisionEvaluator,
 )
-from .rerank import (
-    CohereRerankRelevancyEvaluator,
-    RerankRelevancyEvaluator,
-)
+from .rerank import CohereRerankRelevancyEvaluator, RerankRelevancyEvaluator
 
 __all__ = [
     "DOCUMENT_KEYS",

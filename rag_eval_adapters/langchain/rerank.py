@@ -18,7 +18,9 @@ from ..rerank import (
     RerankUsage,
     arerank_relevancy_result,
     check_relevancy_options,
+    cohere_repr_args,
     relevancy_key,
+    relevancy_repr_args,
     rerank_relevancy_result,
 )
 from .documents import _PREVIEW, _short, _where, document_text, find_documents
@@ -98,11 +100,7 @@ class RerankRelevancyEvaluator(RunEvaluator):
         return [f"scorer={self.scorer!r}"]
 
     def __repr__(self) -> str:
-        args = self._repr_args()
-        if self.agg != "max":
-            args.append(f"agg={self.agg!r}")
-        if self.normalize is not None:
-            args.append(f"normalize={self.normalize!r}")
+        args = relevancy_repr_args(self._repr_args(), self.agg, self.normalize)
         if self.query_key != "query":
             args.append(f"query_key={self.query_key!r}")
         if self.documents_key is not None:
@@ -247,7 +245,4 @@ class CohereRerankRelevancyEvaluator(RerankRelevancyEvaluator):
         return self.scorer.usage  # type: ignore[attr-defined]
 
     def _repr_args(self) -> list[str]:
-        args = [f"model={self.scorer.model!r}"]  # type: ignore[attr-defined]
-        if self.scorer.base_url:  # type: ignore[attr-defined]
-            args.append(f"base_url={self.scorer.base_url!r}")  # type: ignore[attr-defined]
-        return args
+        return cohere_repr_args(self.scorer)  # type: ignore[arg-type]

@@ -17,7 +17,6 @@ and returns an ``EvaluationResult`` with ``score`` in [0, 1] and ``passing = sco
 from __future__ import annotations
 
 import asyncio
-import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,6 +34,7 @@ from ..answers import (
     TokenF1,
     parse_answer_metric,
 )
+from ..validation import check_fraction
 from .embeddings import LlamaIndexEmbedder
 
 __all__ = [
@@ -67,9 +67,7 @@ class AnswerMetricEvaluator(BaseEvaluator):
         embedder: Embedder | BaseEmbedding | None = None,
     ) -> None:
         self.metric = parse_answer_metric(metric)
-        if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not 0 <= threshold <= 1:
-            raise ValueError(f"threshold must be a number in [0, 1], got {threshold!r}")
-        self.threshold = float(threshold)
+        self.threshold = check_fraction(threshold, "threshold", inclusive=True)
         if isinstance(embedder, BaseEmbedding):
             embedder = LlamaIndexEmbedder(embedder)
         if self.metric.needs_embedder and embedder is None:

@@ -12,6 +12,8 @@ from typing import Any
 from llama_index.core import Document
 from llama_index.core.node_parser import SentenceSplitter
 
+from ..validation import check_count
+
 __all__ = ["chunk_documents", "NodeParserChunking", "node_parser_chunking", "sentence_splitter_chunking"]
 
 
@@ -22,10 +24,9 @@ def chunk_documents(documents: Mapping[str, str], chunk_size: int = 512, chunk_o
     ``start`` is the chunk's character offset in its document (``text == document[start:start+len(text)]``).
     Chunk ids depend only on the document id and position, so re-chunking gives the same ids.
     """
-    if not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or chunk_size < 16:
-        raise ValueError(f"chunk_size must be an int >= 16 tokens, got {chunk_size!r}")
-    if not isinstance(chunk_overlap, int) or isinstance(chunk_overlap, bool) or not 0 <= chunk_overlap < chunk_size:
-        raise ValueError(f"chunk_overlap must be an int in [0, chunk_size), got {chunk_overlap!r}")
+    chunk_size = check_count(chunk_size, "chunk_size (tokens)", minimum=16)
+    chunk_overlap = check_count(chunk_overlap, "chunk_overlap (tokens, below chunk_size)", minimum=0,
+                                maximum=chunk_size - 1)
     splitter = SentenceSplitter(chunk_size=chunk_size, chunk_overlap=chunk_overlap)
     chunks = []
     for doc_id, text in documents.items():

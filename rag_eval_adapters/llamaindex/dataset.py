@@ -22,6 +22,7 @@ from llama_index.core.evaluation.retrieval.metrics_base import (
 
 from .. import Report, measures
 from ..progress import progress_bar
+from ..validation import check_count, check_positive
 from .dataset_rows import DatasetRow, load_rows
 from .metrics import metrics_from_names
 
@@ -251,9 +252,7 @@ async def _evaluate_all(
 def _check_timeout(timeout: Any) -> float | None:
     if timeout is None:
         return None
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:
-        raise ValueError(f"timeout must be None or a positive number of seconds per query, got {timeout!r}")
-    return float(timeout)
+    return check_positive(timeout, "timeout", unit="seconds per query")
 
 
 def _check(evaluator: Any, workers: Any) -> None:
@@ -262,8 +261,7 @@ def _check(evaluator: Any, workers: Any) -> None:
             "evaluator must be a LlamaIndex BaseRetrievalEvaluator such as "
             f"RetrieverEvaluator(metrics=[...], retriever=...), got {type(evaluator).__name__}"
         )
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be a positive int (queries evaluated at once), got {workers!r}")
+    check_count(workers, "workers")
 
 
 def evaluate_dataset(

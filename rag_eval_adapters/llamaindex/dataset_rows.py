@@ -11,6 +11,7 @@ from typing import Any
 
 from ..jsonl import read_jsonl_objects
 from ..testsets import TestSet
+from ..validation import check_texts
 
 
 @dataclass
@@ -37,15 +38,7 @@ def _field(raw: Any, name: str) -> Any:
 
 
 def _list_of_str(value: Any, name: str) -> list[str] | None:
-    if value is None:
-        return None
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable) or isinstance(value, Mapping):
-        raise TypeError(f"{name} must be a list of strings, got {type(value).__name__} {value!r:.60}")
-    values = list(value)
-    for i, item in enumerate(values):
-        if not isinstance(item, str):
-            raise TypeError(f"{name}[{i}] must be a string, got {type(item).__name__} {item!r:.60}")
-    return values
+    return None if value is None else check_texts(value, name)
 
 
 def _item(index: int, raw: Any) -> DatasetRow:

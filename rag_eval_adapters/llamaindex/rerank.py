@@ -21,7 +21,9 @@ from ..rerank import (
     RelevanceScorer,
     RerankUsage,
     check_relevancy_options,
+    cohere_repr_args,
     relevancy_key,
+    relevancy_repr_args,
     rerank_relevancy_result,
 )
 from .metrics import _MetricName, _where
@@ -88,11 +90,7 @@ class RerankRelevancyMetric(BaseRetrievalMetric):
         return [f"scorer={self._scorer!r}"]
 
     def __repr__(self) -> str:
-        args = self._repr_args()
-        if self.agg != "max":
-            args.append(f"agg={self.agg!r}")
-        if self.normalize is not None:
-            args.append(f"normalize={self.normalize!r}")
+        args = relevancy_repr_args(self._repr_args(), self.agg, self.normalize)
         if self._key is not None:
             args.append(f"key={self._key!r}")
         return f"{type(self).__name__}({', '.join(args)})"
@@ -192,7 +190,4 @@ class CohereRerankRelevancyMetric(RerankRelevancyMetric):
         return self._scorer.usage
 
     def _repr_args(self) -> list[str]:
-        args = [f"model={self._scorer.model!r}"]
-        if self._scorer.base_url:
-            args.append(f"base_url={self._scorer.base_url!r}")
-        return args
+        return cohere_repr_args(self._scorer)

@@ -9,7 +9,7 @@ import numpy as np
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from ..validation import check_k
+from ..validation import check_count
 
 
 def nodes_from_records(records: Iterable[Mapping[str, Any]]) -> list[Any]:
@@ -40,9 +40,7 @@ class ScoringRetriever(BaseRetriever):
         self._nodes = list(nodes)
         if not self._nodes:
             raise ValueError("ScoringRetriever needs at least one node")
-        self.top_k = check_k(top_k, "top_k")
-        if self.top_k is None:
-            raise ValueError("top_k must be a positive int")
+        self.top_k = check_count(top_k, "top_k")
         self._score_fn = score_fn
         super().__init__(**kwargs)
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import math
 import threading
 import time
+
+from ..validation import check_count, check_positive
 
 __all__ = ["CallLimiter"]
 
@@ -24,13 +25,9 @@ class CallLimiter:
     """
 
     def __init__(self, max_concurrency: int = 8, max_per_second: float | None = None) -> None:
-        if not isinstance(max_concurrency, int) or isinstance(max_concurrency, bool) or max_concurrency < 1:
-            raise ValueError(f"max_concurrency must be an int >= 1, got {max_concurrency!r}")
-        if max_per_second is not None and (
-            isinstance(max_per_second, bool) or not isinstance(max_per_second, (int, float))
-            or not math.isfinite(max_per_second) or max_per_second <= 0
-        ):
-            raise ValueError(f"max_per_second must be a positive number or None, got {max_per_second!r}")
+        check_count(max_concurrency, "max_concurrency")
+        if max_per_second is not None:
+            check_positive(max_per_second, "max_per_second", unit="calls a second")
         self.max_concurrency = max_concurrency
         self.max_per_second = max_per_second
         self._slots = threading.BoundedSemaphore(max_concurrency)

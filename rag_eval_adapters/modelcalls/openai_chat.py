@@ -8,6 +8,7 @@ import math
 import os
 from typing import Any
 
+from ..validation import check_count, check_positive
 from .chat import Completion
 
 __all__ = ["OpenAICompatibleLLM"]
@@ -48,10 +49,8 @@ class OpenAICompatibleLLM:
             raise ValueError("model must be a non-empty model name, e.g. 'gpt-4o-mini'")
         if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 <= temperature <= 2:
             raise ValueError(f"temperature must be a number in [0, 2], got {temperature!r}")
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
-            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
-        if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
-            raise ValueError(f"max_tokens must be an int >= 1, got {max_tokens!r}")
+        check_positive(timeout, "timeout", unit="seconds")
+        check_count(max_tokens, "max_tokens")
         try:
             openai = importlib.import_module("openai")
         except ImportError as exc:  # pragma: no cover - installed in the dev env

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..validation import check_count
+
 __all__ = ["OpenAIEmbedder"]
 
 
@@ -42,10 +44,9 @@ class OpenAIEmbedder:
     ) -> None:
         if not isinstance(model, str) or not model:
             raise TypeError(f"model must be a non-empty string, got {model!r}")
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-        if dimensions is not None and (not isinstance(dimensions, int) or dimensions < 1):
-            raise ValueError(f"dimensions must be a positive integer or None, got {dimensions!r}")
+        batch_size = check_count(batch_size, "batch_size")
+        if dimensions is not None:
+            dimensions = check_count(dimensions, "dimensions")
         if client is None:
             try:
                 import openai

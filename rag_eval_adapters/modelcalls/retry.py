@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from ..validation import check_count
+
 __all__ = [
     "RetryPolicy", "ModelCallError", "parse_retry_after", "is_retryable_status", "classify_exception",
     "call_with_retry", "RETRYABLE_STATUS",
@@ -75,8 +77,7 @@ class RetryPolicy:
     max_delay: float = 60.0
 
     def __post_init__(self) -> None:
-        if not isinstance(self.max_retries, int) or isinstance(self.max_retries, bool) or self.max_retries < 0:
-            raise ValueError(f"max_retries must be an int >= 0, got {self.max_retries!r}")
+        check_count(self.max_retries, "max_retries", minimum=0)
         for name in ("base_delay", "max_delay"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:

@@ -22,13 +22,20 @@ from .aggregate import (
     arerank_relevancy_result,
     check_relevancy_options,
     relevancy_key,
+    relevancy_repr_args,
     rerank_relevancy,
     rerank_relevancy_batch,
     rerank_relevancy_result,
 )
 from .base import CallableScorer, RelevanceScorer, check_scores, validate_query_texts
 from .cache import CachedScorer, InMemoryScoreCache, ScoreCache, SqliteScoreCache, cache_key
-from .cohere_reranker import DEFAULT_COHERE_MODEL, CohereReranker, RerankUsage, resolve_cohere_api_key
+from .cohere_reranker import (
+    DEFAULT_COHERE_MODEL,
+    CohereReranker,
+    RerankUsage,
+    cohere_repr_args,
+    resolve_cohere_api_key,
+)
 from .errors import RerankError, RerankResponseError
 from .lexical import LexicalScorer
 from .retry import RetryPolicy, parse_retry_after
@@ -59,6 +66,8 @@ __all__ = [
     "check_scores",
     "parse_retry_after",
     "relevancy_key",
+    "relevancy_repr_args",
+    "cohere_repr_args",
     "rerank_relevancy",
     "rerank_relevancy_batch",
     "rerank_relevancy_result",

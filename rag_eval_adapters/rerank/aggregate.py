@@ -11,6 +11,7 @@ from typing import Literal
 import numpy as np
 
 from ..progress import progress_bar
+from ..validation import check_count
 from .base import RelevanceScorer, check_scores, validate_query_texts
 from .errors import short_query
 
@@ -19,6 +20,9 @@ __all__ = [
     "RelevancyResult",
     "BatchRelevancy",
     "aggregate_scores",
+    "relevancy_key",
+    "relevancy_repr_args",
+    "check_relevancy_options",
     "rerank_relevancy",
     "arerank_relevancy",
     "rerank_relevancy_result",
@@ -63,6 +67,18 @@ def relevancy_key(base: str, agg: str = "max", normalize: str | None = None) -> 
     """The result key of a relevancy: ``base`` with default options, else ``base_<agg>`` (agg other than max)
     then ``_<normalize>``, e.g. ``cohere_rerank_relevancy_mean_sigmoid``. Both adapters name results this way."""
     return base + ("" if agg == "max" else f"_{agg}") + (f"_{normalize}" if normalize else "")
+
+
+def relevancy_repr_args(scorer_args: list[str], agg: str = "max", normalize: str | None = None) -> list[str]:
+    """The arguments of a relevancy evaluator's ``repr``: ``scorer_args`` (``["scorer=..."]``, or a Cohere
+    reranker's :func:`~rag_eval_adapters.rerank.cohere_repr_args`), then ``agg`` and ``normalize`` where they
+    are not the defaults. Both adapters' evaluators and metrics show their options this way."""
+    args = list(scorer_args)
+    if agg != "max":
+        args.append(f"agg={agg!r}")
+    if normalize is not None:
+        args.append(f"normalize={normalize!r}")
+    return args
 
 
 def check_relevancy_options(scorer: object, agg: object, normalize: object) -> None:
@@ -125,14 +141,25 @@ def _finish(query: str, texts: list[str], raw: Sequence[float], scorer: Relevanc
     return RelevancyResult(score=score, scores=scores, agg=agg, scorer=scorer.name, normalize=normalize)
 
 
+def _checked_texts(query: str, texts: Sequence[str], scorer: RelevanceScorer, agg: Agg,
+                   normalize: Normalize) -> list[str]:
+    """The texts to score, after the options and the query and texts are checked."""
+    check_relevancy_options(scorer, agg, normalize)
+    return validate_query_texts(query, texts)
+
+
+def _no_texts(scorer: RelevanceScorer, agg: Agg, normalize: Normalize) -> RelevancyResult:
+    """The relevancy of a query with nothing retrieved: 0."""
+    return RelevancyResult(score=0.0, scores=[], agg=agg, scorer=scorer.name, normalize=normalize)
+
+
 def rerank_relevancy_result(
     query: str, texts: Sequence[str], scorer: RelevanceScorer, agg: Agg = "max", *, normalize: Normalize = None
 ) -> RelevancyResult:
     """Like :func:`rerank_relevancy` but returns the per-text scores too."""
-    check_relevancy_options(scorer, agg, normalize)
-    items = validate_query_texts(query, texts)
+    items = _checked_texts(query, texts, scorer, agg, normalize)
     if not items:
-        return RelevancyResult(score=0.0, scores=[], agg=agg, scorer=scorer.name, normalize=normalize)
+        return _no_texts(scorer, agg, normalize)
     return _finish(query, items, scorer.score(query, items), scorer, agg, normalize)
 
 
@@ -140,10 +167,9 @@ async def arerank_relevancy_result(
     query: str, texts: Sequence[str], scorer: RelevanceScorer, agg: Agg = "max", *, normalize: Normalize = None
 ) -> RelevancyResult:
     """Async :func:`rerank_relevancy_result` (uses ``scorer.ascore``)."""
-    check_relevancy_options(scorer, agg, normalize)
-    items = validate_query_texts(query, texts)
+    items = _checked_texts(query, texts, scorer, agg, normalize)
     if not items:
-        return RelevancyResult(score=0.0, scores=[], agg=agg, scorer=scorer.name, normalize=normalize)
+        return _no_texts(scorer, agg, normalize)
     return _finish(query, items, await scorer.ascore(query, items), scorer, agg, normalize)
 
 
@@ -219,8 +245,7 @@ async def arerank_relevancy_batch(
     """Async :func:`rerank_relevancy_batch`: queries are scored concurrently, at most ``max_concurrency`` at
     once (a :class:`CohereReranker` also caps its own in-flight requests)."""
     check_relevancy_options(scorer, agg, normalize)
-    if not isinstance(max_concurrency, int) or max_concurrency < 1:
-        raise ValueError(f"max_concurrency must be a positive int, got {max_concurrency!r}")
+    max_concurrency = check_count(max_concurrency, "max_concurrency")
     rows = _batch_items(items)
     gate = asyncio.Semaphore(max_concurrency)
 

@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..modelcalls.retry import RetryPolicy, is_retryable_status
+from ..validation import check_count, check_positive
 from .base import validate_query_texts
 from .cache import CachedScorer, ScoreCache, as_cache
 from .errors import RerankError, RerankResponseError, short_query
 
-__all__ = ["CohereReranker", "RerankUsage", "DEFAULT_COHERE_MODEL", "resolve_cohere_api_key"]
+__all__ = ["CohereReranker", "RerankUsage", "DEFAULT_COHERE_MODEL", "resolve_cohere_api_key", "cohere_repr_args"]
 
 DEFAULT_COHERE_MODEL = "rerank-v3.5"
 API_KEY_ENV_VARS = ("CO_API_KEY", "COHERE_API_KEY")
@@ -70,11 +71,13 @@ class RerankUsage:
     cache_hits: int = 0
 
 
-def _positive_int(name: str, value: object, maximum: int | None = None) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1 or (maximum and value > maximum):
-        bound = f" and <= {maximum}" if maximum else ""
-        raise ValueError(f"{name} must be an int >= 1{bound}, got {value!r}")
-    return value
+def cohere_repr_args(reranker: CohereReranker) -> list[str]:
+    """What a Cohere relevancy evaluator's ``repr`` shows of its reranker: the model, and the base URL when one
+    was given."""
+    args = [f"model={reranker.model!r}"]
+    if reranker.base_url:
+        args.append(f"base_url={reranker.base_url!r}")
+    return args
 
 
 def _field(item: Any, name: str) -> Any:
@@ -146,8 +149,7 @@ class CohereReranker:
     ) -> None:
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"model must be a non-empty Cohere rerank model name (e.g. {DEFAULT_COHERE_MODEL!r})")
-        if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not timeout > 0 or not math.isfinite(timeout):
-            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        timeout = check_positive(timeout, "timeout", unit="seconds")
         if base_url is None:
             base_url = os.environ.get("CO_API_URL") or None
         if base_url is not None and (not isinstance(base_url, str) or not base_url.startswith(("http://", "https://"))):
@@ -155,9 +157,10 @@ class CohereReranker:
         self.model = model
         self.base_url = base_url.rstrip("/") if base_url else None
         self.timeout = float(timeout)
-        self.max_docs_per_request = _positive_int("max_docs_per_request", max_docs_per_request, 10_000)
-        self.max_concurrency = _positive_int("max_concurrency", max_concurrency)
-        self.max_tokens_per_doc = None if max_tokens_per_doc is None else _positive_int("max_tokens_per_doc", max_tokens_per_doc)
+        self.max_docs_per_request = check_count(max_docs_per_request, "max_docs_per_request", maximum=10_000)
+        self.max_concurrency = check_count(max_concurrency, "max_concurrency")
+        self.max_tokens_per_doc = (None if max_tokens_per_doc is None
+                                   else check_count(max_tokens_per_doc, "max_tokens_per_doc"))
         self.retry = RetryPolicy(max_retries=max_retries, base_delay=retry_base_delay, max_delay=retry_max_delay)
         self.calibrated = bool(calibrated)
         self.name = f"cohere/{model}" + (f"@{self.base_url}" if self.base_url else "") + (

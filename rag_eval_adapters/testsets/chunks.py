@@ -7,6 +7,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..validation import check_count
+
 __all__ = ["Chunk", "as_chunks", "sample_chunks"]
 
 
@@ -28,9 +30,7 @@ class Chunk:
 def _int_or_none(value: Any, where: str) -> int | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{where} must be an int >= 0 (the chunk's start in its document), got {value!r}")
-    return value
+    return check_count(value, f"{where} (the chunk's start in its document)", minimum=0)
 
 
 def _one(index: int, item: Any) -> Chunk:

@@ -26,6 +26,7 @@ from ..modelcalls import (
     store_quietly,
 )
 from ..progress import progress_bar
+from ..validation import check_count
 from .build import DROP_REASONS, Corpus, Settings, Task, build_cases
 from .chunks import Chunk, as_chunks, sample_chunks
 from .journal import Journal, journal_path
@@ -45,10 +46,8 @@ FATAL_STATUS = frozenset({401, 403, 404})
 
 def _check_args(samples: Any, types: Any, per_chunk: Any, max_concurrency: Any, min_chunk_chars: Any) -> tuple[str, ...]:
     for name, value in (("samples", samples), ("per_chunk", per_chunk), ("max_concurrency", max_concurrency)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
-    if isinstance(min_chunk_chars, bool) or not isinstance(min_chunk_chars, int) or min_chunk_chars < 0:
-        raise ValueError(f"min_chunk_chars must be an int >= 0, got {min_chunk_chars!r}")
+        check_count(value, name)
+    check_count(min_chunk_chars, "min_chunk_chars", minimum=0)
     if isinstance(types, str):
         types = tuple(t.strip() for t in types.split(",") if t.strip())
     types = tuple(types)
