@@ -83,10 +83,10 @@ class MeanInterval:
 
 
 def check_confidence(confidence: float) -> float:
-    """``confidence`` as a float in (0, 1); ``ValueError`` otherwise."""
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be between 0 and 1 (e.g. 0.95), got {confidence!r}")
-    return float(confidence)
+    """``confidence`` as a float strictly between 0 and 1 (the validation vocabulary's fraction)."""
+    from .validation import check_fraction
+
+    return check_fraction(confidence, "confidence")
 
 
 def check_values(values: Any, what: str, *, minimum: int = 1) -> np.ndarray:
@@ -173,10 +173,10 @@ def mean_interval(values: Sequence[float], *, method: str = "t", confidence: flo
         return MeanInterval(mean, mean, mean, confidence, method, n, 0.0 if method != "bootstrap" else None)
     if method == "bootstrap":
         from ._resampling import bootstrap_interval
+        from .validation import check_count, check_seed
 
-        if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int) or n_bootstrap < 1:
-            raise ValueError(f"n_bootstrap must be a positive int, got {n_bootstrap!r}")
-        low, high = bootstrap_interval(x.reshape(-1, 1), n_bootstrap, confidence, np.random.default_rng(seed))
+        rng = np.random.default_rng(check_seed(seed))
+        low, high = bootstrap_interval(x.reshape(-1, 1), check_count(n_bootstrap, "n_bootstrap"), confidence, rng)
         low_v, high_v = (min(max(float(v), float(x.min())), float(x.max())) for v in (low[0], high[0]))
         return MeanInterval(mean, low_v, high_v, confidence, method, n, None)
     se = float(x.std(ddof=1)) / math.sqrt(n)

@@ -189,7 +189,7 @@ def test_describe_and_repr_say_what_the_number_is():
         (([1, float("nan"), 0], [0.5, 0.5, 0.5], [0.1]), {}, ValueError, r"human labels\[1\] is nan"),
         (([1, 0], [0.5, 0.2], []), {}, ValueError, "unlabelled items has 0 values"),
         (([1], [0.5], [0.1]), {}, ValueError, "human labels has 1 values; at least 2"),
-        (([1, 0], [0.5, 0.2], [0.1]), {"confidence": 95}, ValueError, "confidence must be between 0 and 1"),
+        (([1, 0], [0.5, 0.2], [0.1]), {"confidence": 95}, ValueError, "confidence must be a number strictly between 0 and 1"),
         (([1, 0], [0.5, 0.2], [0.1]), {"lam": float("inf")}, ValueError, "lam must be a finite number"),
         (([1, 0], [0.5, 0.2], [0.1]), {"quantile": "z"}, ValueError, "quantile must be 't' or 'normal'"),
         (("10", [0.5, 0.2], [0.1]), {}, TypeError, "human labels must be a sequence of numbers"),

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..intervals import check_confidence
+from ..validation import check_count, check_seed
 from .stats import (
     _confusion,
     _kappa,
@@ -208,8 +209,8 @@ def measure_agreement(
     if kind not in KINDS:
         raise ValueError(f"kind must be 'pointwise' or 'pairwise', got {kind!r}")
     confidence = check_confidence(confidence)
-    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int) or n_bootstrap < 0:
-        raise ValueError(f"n_bootstrap must be a non-negative int, got {n_bootstrap!r}")
+    n_bootstrap = check_count(n_bootstrap, "n_bootstrap", minimum=0)
+    seed = check_seed(seed)
     x, y = check_pair(scores, labels)
     for name, given in (("groups", groups), ("clusters", clusters)):
         if given is not None and len(given) != x.size:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..intervals import check_confidence, check_values
+from ..validation import check_count, check_seed
 from .measure import Estimate
 
 __all__ = ["SwapConsistency", "position_swap_consistency"]
@@ -75,6 +76,8 @@ def position_swap_consistency(verdicts_ab: Sequence[float], verdicts_ba: Sequenc
     SwapConsistency
     """
     confidence = check_confidence(confidence)
+    n_bootstrap = check_count(n_bootstrap, "n_bootstrap", minimum=0)
+    rng = np.random.default_rng(check_seed(seed))
     ab = np.sign(check_values(verdicts_ab, "verdicts_ab", minimum=0))
     ba = np.sign(check_values(verdicts_ba, "verdicts_ba", minimum=0))
     if ab.size != ba.size:
@@ -82,7 +85,6 @@ def position_swap_consistency(verdicts_ab: Sequence[float], verdicts_ba: Sequenc
     if ab.size == 0:
         raise ValueError("no verdicts: give at least one pair asked in both orders")
     flipped = ab != -ba
-    rng = np.random.default_rng(seed)
     rate = float(flipped.mean())
     if n_bootstrap:
         means = rng.binomial(ab.size, rate, size=n_bootstrap) / ab.size  # resampled pairs: a binomial count
