@@ -185,21 +185,15 @@ def mean_interval(values: Sequence[float], *, method: str = "t", confidence: flo
 
 
 def report_intervals(report: Any, *, method: str = "t", confidence: float = 0.95, n_bootstrap: int = 2000,
-                     seed: int | None = 0, human: Any = None) -> dict[str, MeanInterval]:
+                     seed: int | None = 0) -> dict[str, MeanInterval]:
     """The interval of every metric's mean in a :class:`~rag_eval_adapters.Report` (scored queries only).
 
-    ``method`` names the interval (``"t"``, ``"normal"``, ``"bootstrap"``). With ``human`` (``{query_id: {metric:
-    human value}}`` for some queries), a metric labelled on at least 2 queries gets its prediction-powered interval
-    instead (:func:`rag_eval_adapters.ppi.corrected_means`: the estimate is then the corrected mean).
+    ``method`` names the interval (``"t"``, ``"normal"``, ``"bootstrap"``). For metrics with human labels on some
+    queries, :func:`rag_eval_adapters.ppi.corrected_means` gives the prediction-powered intervals instead.
     """
     from .report import as_report
 
     report = as_report(report, "report")
-    out = {key: mean_interval(report.values[:, j], method=method, confidence=confidence, n_bootstrap=n_bootstrap,
-                              seed=seed)
-           for j, key in enumerate(report.keys) if report.values.shape[0]}
-    if human:
-        from .ppi import corrected_means
-
-        out.update(corrected_means(report, human, confidence=confidence))
-    return out
+    return {key: mean_interval(report.values[:, j], method=method, confidence=confidence, n_bootstrap=n_bootstrap,
+                               seed=seed)
+            for j, key in enumerate(report.keys) if report.values.shape[0]}

@@ -27,6 +27,7 @@ def intervals_from_args(report: Any, args: argparse.Namespace, run: str | None =
         return None
     from ..human_labels import read_human_labels
     from ..intervals import report_intervals
+    from ..ppi import corrected_means
 
     if not 0.0 < args.confidence < 1.0:
         raise CLIError(f"--confidence must be between 0 and 1 (e.g. 0.95), got {args.confidence}")
@@ -37,7 +38,9 @@ def intervals_from_args(report: Any, args: argparse.Namespace, run: str | None =
             human = {**labels.get(None, {}), **(labels.get(run, {}) if run is not None else {})}
             if not human:
                 raise ValueError(f"{args.human_labels}: no label without a run or for run {run!r}")
-        out = report_intervals(report, method=args.ci or "t", confidence=args.confidence, human=human)
+        out = report_intervals(report, method=args.ci or "t", confidence=args.confidence)
+        if human:
+            out.update(corrected_means(report, human, confidence=args.confidence))
     except ValueError as exc:
         raise CLIError(one_line(str(exc))) from None
     if not args.ci:  # only the corrected metrics
