@@ -73,36 +73,7 @@ if TYPE_CHECKING:  # static analysers and IDEs see ordinary imports
     from .tables import read_table_qrels, read_table_run
     from .trec import read_trec_qrels, read_trec_run
 
-__all__ = [
-    "__version__",
-    "evaluate",
-    "query_details",
-    "evaluate_columns",
-    "Report",
-    "GroupedReport",
-    "GroupStats",
-    "read_qrels",
-    "read_run",
-    "read_trec_qrels",
-    "read_trec_run",
-    "read_jsonl_qrels",
-    "read_jsonl_run",
-    "read_table_qrels",
-    "read_table_run",
-    "Metric",
-    "HitRate",
-    "MRR",
-    "Precision",
-    "Recall",
-    "F1",
-    "AveragePrecision",
-    "RPrecision",
-    "DCG",
-    "NDCG",
-    "parse_metric",
-    "parse_metrics",
-    "metric_names",
-]
+__all__ = ["__version__", *_LAZY]  # every lazily loaded name is public
 
 
 def __getattr__(name: str) -> Any:

@@ -4,9 +4,10 @@ A metric is a class declared once, with its ``name``, ``aliases``, further named
 options, e.g. ``token_recall``), its options (pydantic fields, checked by :mod:`rag_eval_adapters.validation`)
 and its formula (in its docstring). Declaring a ``name`` registers the class in :data:`REGISTRY` under its
 ``family``: ``"retrieval"`` (:class:`Metric`, declared in :mod:`rag_eval_adapters.measures`) or ``"answer"``
-(:class:`rag_eval_adapters.answers.AnswerMetric`). Within a family a name means one metric; a name of another
-family, or one that several metrics of the family share a part of (``precision``: ``token_precision`` or
-``rouge_l_precision``), is an error listing the choices (:func:`unknown_name`).
+(:class:`rag_eval_adapters.answers.AnswerMetric`). A name means one metric in the whole registry: a class
+whose own name, alias or variant is already another metric's is refused when it is declared (``TypeError``).
+A name of another family, or one that several metrics of the family share a part of (``stem``), is an error
+listing the choices (:func:`unknown_name`).
 
 This module imports neither :mod:`rag_eval_adapters.measures` nor :mod:`rag_eval_adapters._names`, which both
 read it, so the registry has no import circle.
@@ -63,6 +64,7 @@ class Registered(BaseModel):
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         if "name" in cls.__dict__:  # a metric, not a base class or a mixin of options
+            _check_names_are_free(cls)
             REGISTRY.setdefault(cls.family, {})[cls.name] = cls
 
     def __init__(self, **options: Any) -> None:
@@ -82,6 +84,18 @@ class Registered(BaseModel):
         args = ", ".join(f"{name}={value!r}" for name, value in self.__dict__.items()
                          if value != type(self).model_fields[name].default)
         return f"{type(self).__name__}({args})"
+
+
+def _check_names_are_free(cls: type[Registered]) -> None:
+    """Refuse a class whose own names (name, aliases, variants it declares) another registered metric has; a class
+    declared again under its family and name replaces the old one."""
+    own = {n.lower() for n in (cls.name, *cls.__dict__.get("aliases", ()), *cls.__dict__.get("variants", {}))}
+    for family in REGISTRY:
+        for name, (other, _) in names_of(family).items():
+            if name in own and (other.family, other.name) != (cls.family, cls.name):
+                raise TypeError(f"{cls.__name__}: the name {name!r} is already the {family} metric "
+                                f"{other.__module__}.{other.__name__}'s; a name means one metric in the whole "
+                                "registry, choose another")
 
 
 def names_of(family: str) -> dict[str, tuple[type[Registered], dict[str, Any]]]:

@@ -110,6 +110,19 @@ def _query_id(obj: dict, where: str, hint: str) -> str:
     return str(qid)
 
 
+def _queries(path: PathLike, hint: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """``(where, query id, object)`` for each line of a JSONL qrels or run file; a query on two lines is an error."""
+    seen: set[str] = set()
+    source = open_source(path)
+    for number, obj in read_jsonl_objects(source):
+        where = f"{source}:{number}"
+        qid = _query_id(obj, where, hint)
+        if qid in seen:
+            raise ValueError(f"{where}: query {qid!r} appears a second time; give each query one line")
+        seen.add(qid)
+        yield where, qid, obj
+
+
 def _doc_id(value: Any, where: str, field: str) -> str:
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise ValueError(f'{where}: every id in "{field}" must be a string or an integer, got {value!r}')
@@ -140,12 +153,7 @@ def read_jsonl_qrels(path: PathLike) -> dict[str, dict[str, int]]:
     (integers; 0 or negative means judged non-relevant).  A query may appear on one line only.
     """
     qrels: dict[str, dict[str, int]] = {}
-    source = open_source(path)
-    for number, obj in read_jsonl_objects(source):
-        where = f"{source}:{number}"
-        qid = _query_id(obj, where, _QRELS_HINT)
-        if qid in qrels:
-            raise ValueError(f"{where}: query {qid!r} appears a second time; give each query one line")
+    for where, qid, obj in _queries(path, _QRELS_HINT):
         if "relevance" in obj:
             rel = obj["relevance"]
             if not isinstance(rel, dict):
@@ -172,12 +180,7 @@ def read_jsonl_run(path: PathLike) -> dict[str, list[str] | dict[str, float]]:
     metric core ranks by score descending, ties by document id descending (as trec_eval does).
     """
     run: dict[str, list[str] | dict[str, float]] = {}
-    source = open_source(path)
-    for number, obj in read_jsonl_objects(source):
-        where = f"{source}:{number}"
-        qid = _query_id(obj, where, _RUN_HINT)
-        if qid in run:
-            raise ValueError(f"{where}: query {qid!r} appears a second time; give each query one line")
+    for where, qid, obj in _queries(path, _RUN_HINT):
         scores = obj.get("scores")
         if "retrieved_ids" in obj:
             ids = obj["retrieved_ids"]

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .measures import Metric, Precision, Recall, TextRule, parse_metric
-from .validation import check_grade
+from .validation import check_grade, check_texts, where
 
 __all__ = [
     "TextMatcher",
@@ -99,20 +99,9 @@ class TextJudgement:
         )
 
 
-def _where(query_id: Any) -> str:
-    return "" if query_id is None else f"query {query_id!r}: "
-
-
 def _texts(values: Any, field: str, query_id: Any) -> list[str]:
-    if isinstance(values, (str, bytes)):
-        raise TypeError(f"{_where(query_id)}{field} is a single string; pass a list of texts, e.g. [{values!r}]")
-    if not isinstance(values, Sequence) and not hasattr(values, "__iter__"):
-        raise TypeError(f"{_where(query_id)}{field} must be a list of texts, got {type(values).__name__}")
-    texts = list(values)
-    for i, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise TypeError(f"{_where(query_id)}{field}[{i}] must be a str, got {type(text).__name__}: {text!r}")
-    return texts
+    """:func:`~rag_eval_adapters.validation.check_texts`, but a mapping ``text -> grade`` gives its texts."""
+    return check_texts(list(values) if isinstance(values, Mapping) else values, field, query_id)
 
 
 def _grade(grades: Mapping[str, Any] | None, text: str, query_id: Any) -> float:
@@ -156,21 +145,21 @@ def judge_texts(
         TypeError: a text that is not a str, a grade that is not a number, a matcher that is not callable.
     """
     if expected_texts is None:
-        raise ValueError(f"{_where(query_id)}expected_texts is missing: pass the relevant texts to match against")
+        raise ValueError(f"{where(query_id)}expected_texts is missing: pass the relevant texts to match against")
     if retrieved_texts is None:
         raise ValueError(
-            f"{_where(query_id)}retrieved_texts is missing: text matching needs the retrieved texts in rank order "
+            f"{where(query_id)}retrieved_texts is missing: text matching needs the retrieved texts in rank order "
             "([] if none)"
         )
     given = _texts(expected_texts, "expected_texts", query_id)
     if not given:
         raise ValueError(
-            f"{_where(query_id)}expected_texts is empty: pass at least one relevant text (or expected ids)"
+            f"{where(query_id)}expected_texts is empty: pass at least one relevant text (or expected ids)"
         )
     for i, text in enumerate(given):
         if not text.strip():
             raise ValueError(
-                f"{_where(query_id)}expected_texts[{i}] is blank; a blank text cannot be matched: remove it"
+                f"{where(query_id)}expected_texts[{i}] is blank; a blank text cannot be matched: remove it"
             )
     expected = list(dict.fromkeys(given))
     retrieved = _texts(retrieved_texts, "retrieved_texts", query_id)
@@ -179,13 +168,13 @@ def judge_texts(
         raise TypeError(f"matcher must be a callable (retrieved_text, expected_text) -> bool, got {match!r}")
     if grades is not None and not isinstance(grades, Mapping):
         raise TypeError(
-            f"{_where(query_id)}expected_relevance must be a mapping expected text -> grade, got {type(grades).__name__}"
+            f"{where(query_id)}expected_relevance must be a mapping expected text -> grade, got {type(grades).__name__}"
         )
     if grades:
         unknown = [text for text in grades if text not in set(expected)]
         if unknown:
             raise ValueError(
-                f"{_where(query_id)}expected_relevance grades {unknown[:3]!r}, which are not among expected_texts; "
+                f"{where(query_id)}expected_relevance grades {unknown[:3]!r}, which are not among expected_texts; "
                 "in text matching its keys are the expected texts themselves"
             )
     expected_grades = [_grade(grades, text, query_id) for text in expected]
@@ -258,7 +247,7 @@ def score_texts(
     metric = parse_metric(metric)
     if retrieved_texts is None:
         raise ValueError(
-            f"{_where(query_id)}retrieved_texts is missing: text matching needs the retrieved texts in rank "
+            f"{where(query_id)}retrieved_texts is missing: text matching needs the retrieved texts in rank "
             "order ([] for an empty retrieval, which scores 0.0)"
         )
     texts = list(dict.fromkeys(_texts(retrieved_texts, "retrieved_texts", query_id)))

@@ -112,10 +112,10 @@ def test_a_failing_embedder_is_recorded_per_query_and_the_rest_are_scored():
     report = evaluate_answers(
         [{"query_id": "q1", "prediction": "ab", "reference": "ab"},
          {"query_id": "q2", "prediction": "boom", "reference": "ab"}],
-        ["f1", "semantic_similarity"], CallableEmbedder(fn),
+        ["token_f1", "semantic_similarity"], CallableEmbedder(fn),
     )
     assert report.query_ids == ["q1"]
-    assert report.per_query["q1"] == {"f1": 1.0, "semantic_similarity": pytest.approx(1.0)}
+    assert report.per_query["q1"] == {"token_f1": 1.0, "semantic_similarity": pytest.approx(1.0)}
     assert "q2" in report.errors and "the endpoint refused the text" in report.errors["q2"]
 
 

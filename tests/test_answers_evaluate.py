@@ -24,17 +24,17 @@ RECORDS = [
 
 
 def test_means_per_query_and_attributes():
-    report = evaluate_answers(RECORDS, ["em", "f1", "rouge_l"])
+    report = evaluate_answers(RECORDS, ["em", "token_f1", "rouge_l"])
     assert isinstance(report, Report)
-    assert report.keys == ["em", "f1", "rouge_l"]
-    assert report.per_query["q1"] == {"em": 1.0, "f1": 1.0, "rouge_l": pytest.approx(0.8)}  # "the" kept by ROUGE
-    assert report.per_query["q2"]["f1"] == pytest.approx(0.5)
-    assert report.per_query["q3"]["f1"] == pytest.approx(0.5)
-    assert report.mean["em"] == pytest.approx(1 / 3)
-    assert report.mean["f1"] == pytest.approx((1 + 0.5 + 0.5) / 3)
+    assert report.keys == ["exact_match", "token_f1", "rouge_l"]
+    assert report.per_query["q1"] == {"exact_match": 1.0, "token_f1": 1.0, "rouge_l": pytest.approx(0.8)}  # "the" kept by ROUGE
+    assert report.per_query["q2"]["token_f1"] == pytest.approx(0.5)
+    assert report.per_query["q3"]["token_f1"] == pytest.approx(0.5)
+    assert report.mean["exact_match"] == pytest.approx(1 / 3)
+    assert report.mean["token_f1"] == pytest.approx((1 + 0.5 + 0.5) / 3)
     assert report.attributes["q1"] == {"query_type": "fact"}
     grouped = report.by("query_type", n_bootstrap=50)
-    assert grouped.mean("f1") == {"fact": pytest.approx(0.75), "how": pytest.approx(0.5), "all": pytest.approx(2 / 3)}
+    assert grouped.mean("token_f1") == {"fact": pytest.approx(0.75), "how": pytest.approx(0.5), "all": pytest.approx(2 / 3)}
 
 
 def test_a_bad_record_is_recorded_with_its_field_and_the_rest_are_scored():
@@ -44,7 +44,7 @@ def test_a_bad_record_is_recorded_with_its_field_and_the_rest_are_scored():
         {"query_id": "q6", "prediction": "x", "references": []},
         {"query_id": "q7", "prediction": "x", "reference": "x", "references": ["x"]},
     ]
-    report = evaluate_answers(records, ["em", "f1"])
+    report = evaluate_answers(records, ["em", "token_f1"])
     assert report.query_ids == ["q1", "q2", "q3"]
     assert list(report.errors) == ["q4", "q5", "q6", "q7"]
     assert "prediction must be a string" in report.errors["q4"]
@@ -74,9 +74,9 @@ def test_structural_problems_raise():
 def test_metric_names_and_objects():
     assert [m.key for m in parse_answer_metrics(["exact_match", "token_f1", "token_precision", "rougeL",
                                                  "rouge-l-stem-recall", "em"])] == [
-        "em", "f1", "token_precision", "rouge_l", "rouge_l_stem_recall"]
+        "exact_match", "token_f1", "token_precision", "rouge_l", "rouge_l_stem_recall"]
     strict = ExactMatch(normalization=Normalization(articles=()))
     report = evaluate_answers(RECORDS[:1], [strict, TokenF1(part="recall"), RougeL(stem=True, part="precision")])
-    assert report.keys == ["em", "token_recall", "rouge_l_stem_precision"]
-    assert report.per_query["q1"]["em"] == 0.0  # "the" is kept by this normalisation
+    assert report.keys == ["exact_match", "token_recall", "rouge_l_stem_precision"]
+    assert report.per_query["q1"]["exact_match"] == 0.0  # "the" is kept by this normalisation
     assert repr(RougeL(stem=True)) == "RougeL(stem=True)"

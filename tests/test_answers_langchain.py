@@ -67,8 +67,8 @@ def test_client_evaluate_scores_equal_the_core(examples):
         assert all(r.extra is None for r in row["evaluation_results"]["results"]), row["evaluation_results"]
         answer, reference = answers[question], references[question]
         assert got == {
-            "em": exact_match(answer, reference),
-            "f1": token_f1(answer, reference).f1,
+            "exact_match": exact_match(answer, reference),
+            "token_f1": token_f1(answer, reference).f1,
             "rouge_l_stem": rouge_l(answer, reference, stem=True).f1,
             "semantic_similarity": pytest.approx(semantic_similarity(answer, reference, embedder)),
         }
@@ -79,7 +79,7 @@ def test_aevaluate_run_and_the_openevals_call():
               trace_id=uuid.uuid4(), start_time="2026-01-01T00:00:00")
     example = Example(id=uuid.uuid4(), dataset_id=uuid.uuid4(), inputs={}, outputs={"answer": "МОСКВА!"})
     result = asyncio.run(ExactMatchEvaluator().aevaluate_run(run, example))
-    assert (result.key, result.score) == ("em", 1.0)
+    assert (result.key, result.score) == ("exact_match", 1.0)
     call = TokenF1Evaluator(part="recall")(outputs={"answer": "in Paris"}, reference_outputs={"answer": "Paris, France"})
     assert call == {"key": "token_recall", "score": 0.5, "comment": None}
 

@@ -235,7 +235,7 @@ def test_report_has_types_stages_tests_worst_queries_answers_and_provenance(benc
     assert worst["evidence"] and all({"chunk_id", "text", "grade"} <= set(r) for r in worst["retrieved"])
     assert conf["answers"]["queries"] == 5 and set(conf["answers"]["by_query_type"]) <= {"literal", "paraphrase", "scenario"}
     for row in conf["answers"]["per_query"].values():
-        assert 0.0 <= row["f1"] <= 1.0 and 0.0 <= row["semantic_similarity"] <= 1.0 and row["query_type"]
+        assert 0.0 <= row["token_f1"] <= 1.0 and 0.0 <= row["semantic_similarity"] <= 1.0 and row["query_type"]
     tests = report["comparison"]["tests"]
     assert len(tests) == 2 * (12 * 11 // 2)
     prov = report["provenance"]

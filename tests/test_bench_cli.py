@@ -105,7 +105,7 @@ def test_e2e_limit_with_an_llm_answerer_on_a_local_openai_compatible_server(inpu
                        output_dir=tmp_path / "r")
     answers = result.results[0].answers
     assert answers.query_ids == ["q1", "q2"]
-    assert answers.per_query["q1"]["f1"] == pytest.approx(0.5)  # "Vesuvius" vs "The eruption of Vesuvius."
+    assert answers.per_query["q1"]["token_f1"] == pytest.approx(0.5)  # "Vesuvius" vs "The eruption of Vesuvius."
     prompts = [r.body["messages"][-1]["content"] for r in openai_server.chat_requests]
     assert len(prompts) == 2 and all("Context:" in p and "[1]" in p for p in prompts)
     usage = json.loads((tmp_path / "r" / "report.json").read_text())["usage"]["answerer"]

@@ -41,25 +41,25 @@ def run(*argv):
 
 
 def test_json_report_with_groups(files):
-    code, out, err = run("--predictions", files[0], "--references", files[1], "-m", "em", "-m", "f1,rouge_l",
+    code, out, err = run("--predictions", files[0], "--references", files[1], "-m", "em", "-m", "token_f1,rouge_l",
                          "--group-by", "query_type", "--format", "json")
     assert code == 0, err
     data = json.loads(out)
-    assert data["per_query"]["q1"]["f1"] == token_f1("The Eiffel Tower is in Paris.", ["Paris", "in Paris, France"]).f1
+    assert data["per_query"]["q1"]["token_f1"] == token_f1("The Eiffel Tower is in Paris.", ["Paris", "in Paris, France"]).f1
     assert data["per_query"]["3"]["rouge_l"] == pytest.approx(rouge_l("北京", "中国的首都北京").f1)
-    assert data["per_query"]["q2"] == {"em": 1.0, "f1": 1.0, "rouge_l": 1.0}
+    assert data["per_query"]["q2"] == {"exact_match": 1.0, "token_f1": 1.0, "rouge_l": 1.0}
     assert "q4" in data["errors"] and "prediction" in data["errors"]["q4"]
     assert data["counts"] == {"queries": 4, "scored": 3, "errors": 1, "predictions_without_reference": 1}
     groups = {row["group"]: row for row in data["groups"]["groups"]}
     assert groups["fact"]["count"] == 2 and groups["how"]["errors"] == 1
-    assert groups["fact"]["mean"]["em"] == 1 / 2
+    assert groups["fact"]["mean"]["exact_match"] == 1 / 2
 
 
 def test_csv_markdown_table_and_plot(files, tmp_path):
     code, out, _ = run("--predictions", files[0], "--references", files[1], "--format", "csv", "--per-query")
     assert code == 0
     lines = out.splitlines()
-    assert lines[0] == "query_id,em,f1,rouge_l" and lines[1].startswith("all,")
+    assert lines[0] == "query_id,exact_match,token_f1,rouge_l" and lines[1].startswith("all,")
     code, out, _ = run("--predictions", files[0], "--references", files[1], "--format", "markdown",
                        "--group-by", "query_type")
     assert code == 0 and "### Mean by query_type" in out
@@ -73,7 +73,7 @@ def test_csv_markdown_table_and_plot(files, tmp_path):
 def test_one_file_with_predictions_and_references(tmp_path):
     both = write(tmp_path / "both.jsonl", [{"query_id": "a", "prediction": "Paris", "reference": "paris"}])
     code, out, _ = run("--predictions", both, "--format", "json")
-    assert code == 0 and json.loads(out)["mean"]["em"] == 1.0
+    assert code == 0 and json.loads(out)["mean"]["exact_match"] == 1.0
 
 
 def test_semantic_similarity_through_an_openai_compatible_endpoint(files, openai_server, monkeypatch, tmp_path):
@@ -91,6 +91,8 @@ def test_semantic_similarity_through_an_openai_compatible_endpoint(files, openai
 
 @pytest.mark.parametrize("argv, message", [
     (["-m", "bleu"], "unknown answer metric 'bleu'"),
+    (["-m", "f1"], "'f1' is retrieval F1 (F1(): of retrieved ids, scored by rag_eval_adapters.evaluate), not an "
+                   "answer metric; for answers use one of: token_f1, exact_match, token_precision, token_recall"),
     (["--group-by", "language"], "--group-by language: no record has that field"),
     (["--plot", "x.svg"], "ending in .png"),
     (["--sort-by", "rouge_l"], "--sort-by rouge_l: not among the computed metrics"),

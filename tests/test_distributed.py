@@ -192,7 +192,7 @@ def test_answers_on_an_actor_pool_equal_evaluate_answers(local_ray, tmp_path):
     from rag_eval_adapters.distributed import evaluate_answers_ray
 
     records = answer_records()
-    metrics = ["em", "f1", "rouge_l", "semantic_similarity"]
+    metrics = ["em", "token_f1", "rouge_l", "semantic_similarity"]
     report = evaluate_answers(records, metrics, LetterEmbedder())
     assert set(report.errors) == {"a5", "a7"}
     built = tmp_path / "built"
@@ -214,8 +214,8 @@ def test_answers_need_an_embedder_factory_for_semantic_similarity(local_ray):
     with pytest.raises(ValueError, match="needs an embedder"):
         evaluate_answers_ray(answer_records(30), ["semantic_similarity"])
     records = answer_records(30)
-    result = evaluate_answers_ray(records, ["em", "f1"], concurrency=1, batch_size=10)  # a list of mappings
-    report = evaluate_answers(records, ["em", "f1"])
+    result = evaluate_answers_ray(records, ["em", "token_f1"], concurrency=1, batch_size=10)  # a list of mappings
+    report = evaluate_answers(records, ["em", "token_f1"])
     assert per_query_of(result) == report.per_query
     assert result.errors == report.errors == {"a5": report.errors["a5"]}
 

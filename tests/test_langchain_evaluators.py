@@ -355,6 +355,11 @@ def test_invalid_configuration():
         RetrievalMetricsEvaluator([])
     with pytest.raises(TypeError, match="id_fn must be a callable"):
         MRREvaluator(id_fn="doc_id")
+    with pytest.raises(TypeError, match="documents_key must be a string, got 3"):
+        MRREvaluator(documents_key=3)
+    with pytest.raises(TypeError, match="text_key must be a string, got b'texts'"):
+        RetrievalMetricsEvaluator(["mrr"], text_key=b"texts")
+    assert MRREvaluator(id_key="").id_key == ""  # any string: only the rerank evaluator's keys must be non-empty
 
 
 def test_repr():

@@ -240,16 +240,20 @@ def test_cli_sorts_per_query_by_ndcg_asked_in_ir_measures_spelling(tmp_path):
     assert [r["query_id"] for r in asked["worst_queries"]] == [r["query_id"] for r in plain["worst_queries"]]
 
 
-# ------------------------------------------------------------------------------ one name, one metric per family
+# ------------------------------------------------------------------------------ one name, one metric everywhere
 ANSWERS = [{"query_id": "q1", "prediction": "the cat sat", "reference": "a cat sat down"},
            {"query_id": "q2", "prediction": "dogs bark", "reference": "dogs bark loudly"}]
 
 
-def test_f1_is_retrieval_f1_in_evaluate_and_token_f1_where_answers_are_scored():
+def test_f1_is_retrieval_f1_everywhere_and_where_answers_are_scored_an_error_listing_token_f1():
     assert evaluate(QRELS, RUN, ["f1"]).mean["f1"] == evaluate(QRELS, RUN, [measures.F1()]).mean["f1"]
-    answers = evaluate_answers(ANSWERS, ["f1", "token_recall"], progress=False)
-    assert answers.mean == evaluate_answers(ANSWERS, ["token_f1", "token_recall"], progress=False).mean
-    assert answers.per_query["q1"]["f1"] == pytest.approx(0.8)  # {cat, sat} of 2 and 3 tokens
+    with pytest.raises(ValueError, match=r"^'f1' is retrieval F1 \(F1\(\): of retrieved ids, scored by "
+                                         r"rag_eval_adapters.evaluate\), not an answer metric; for answers use one "
+                                         r"of: token_f1, exact_match, token_precision, token_recall, rouge_l, "):
+        evaluate_answers(ANSWERS, ["f1"], progress=False)
+    answers = evaluate_answers(ANSWERS, ["token_f1", "token_recall"], progress=False)
+    assert answers.keys == ["token_f1", "token_recall"]
+    assert answers.per_query["q1"]["token_f1"] == pytest.approx(0.8)  # {cat, sat} of 2 and 3 tokens
     with pytest.raises(ValueError, match=r"'token_f1' is an answer metric \(rag_eval_adapters.answers.metrics.TokenF1\), "
                                          r"not a retrieval metric\).*scored by rag_eval_adapters.answers.evaluate_answers"):
         evaluate(QRELS, RUN, ["token_f1"])
@@ -258,17 +262,71 @@ def test_f1_is_retrieval_f1_in_evaluate_and_token_f1_where_answers_are_scored():
 @pytest.mark.parametrize(
     ("name", "choices"),
     [
-        ("precision", r"ambiguous among the answer metrics: it could be token_precision, rouge_l_precision, "
-                      r"rouge_l_stem_precision; name one"),
-        ("recall", r"'recall' is a retrieval metric .*Recall.*; 'recall' is ambiguous among the answer metrics: "
-                   r"it could be token_recall, rouge_l_recall, rouge_l_stem_recall"),
-        ("ndcg@10", r"'ndcg@10' is a retrieval metric \(NDCG\(k=10\)\), scored by rag_eval_adapters.evaluate"),
+        ("precision", r"^'precision' is retrieval Precision \(Precision\(\): .*; for answers use one of: "
+                      r"token_precision, rouge_l_precision, rouge_l_stem_precision, exact_match, token_f1, "),
+        ("recall@5", r"^'recall@5' is retrieval Recall \(Recall\(k=5\): .*; for answers use one of: "
+                     r"token_recall, rouge_l_recall, rouge_l_stem_recall, exact_match, "),
+        ("F1@10", r"^'F1@10' is retrieval F1 \(F1\(k=10\): .*; for answers use one of: token_f1, exact_match, "),
+        ("P_5", r"^'P_5' is retrieval Precision \(Precision\(k=5\): .*; for answers use one of: exact_match, "),
+        ("ndcg@10", r"^'ndcg@10' is retrieval NDCG \(NDCG\(k=10\): of retrieved ids, scored by "
+                    r"rag_eval_adapters.evaluate\), not an answer metric; for answers use one of: exact_match, "),
+        ("stem", r"'stem' is ambiguous among the answer metrics: it could be rouge_l_stem, rouge_l_stem_precision, "
+                 r"rouge_l_stem_recall; name one\. Answer metrics: exact_match, em, token_f1, token_precision"),
     ],
 )
-def test_an_ambiguous_or_other_family_name_lists_the_choices(name, choices):
+def test_an_ambiguous_or_retrieval_name_where_answers_are_scored_lists_the_answer_metrics(name, choices):
     with pytest.raises(ValueError, match=choices) as info:
         evaluate_answers(ANSWERS, [name], progress=False)
-    assert "Answer metrics: exact_match, em, token_f1, f1" in str(info.value)
+    assert "semantic_similarity" in str(info.value)
+
+
+def _answer_names() -> list[str]:
+    return [name for cls in ANSWER_METRICS.values() for name in cls.names()]
+
+
+@pytest.mark.parametrize("name", _answer_names())
+def test_an_answer_column_is_the_canonical_name_of_its_metric_and_parses_back_to_it(name):
+    from rag_eval_adapters.answers import parse_answer_metric
+
+    metric = parse_answer_metric(name)
+    assert metric.key in {type(metric).name, *type(metric).variants}  # canonical, never a short alias
+    assert parse_answer_metric(metric.key) == metric
+    if not metric.needs_embedder:
+        assert evaluate_answers(ANSWERS, [name], progress=False).keys == [metric.key]
+    with pytest.raises(ValueError, match="evaluate_answers"):  # the column names no retrieval metric
+        parse_metric(metric.key)
+
+
+def test_no_name_or_alias_in_the_registry_resolves_to_two_metrics():
+    from rag_eval_adapters.answers import parse_answer_metric
+
+    owners: dict[str, set[str]] = {}
+    for cls in [*METRICS.values(), *ANSWER_METRICS.values()]:
+        for name in cls.names():
+            owners.setdefault(name, set()).add(f"{cls.family}.{cls.__name__}")
+    assert {name: found for name, found in owners.items() if len(found) > 1} == {}
+    for cls in METRICS.values():  # a retrieval name, read by the answer parser, is an error, never an answer metric
+        for name in cls.names():
+            with pytest.raises(ValueError, match="is retrieval"):
+                parse_answer_metric(name)
+    for name in _answer_names():  # and the other way round (the retrieval parser also reads _k, _exp...)
+        with pytest.raises(ValueError, match="is an answer metric"):
+            parse_metric(name)
+
+
+def test_a_metric_declaring_a_name_another_metric_has_is_refused():
+    from rag_eval_adapters.answers import TokenF1
+
+    before = {family: list(table) for family, table in (("retrieval", METRICS), ("answer", ANSWER_METRICS))}
+    with pytest.raises(TypeError, match=r"TokenF1Again: the name 'f1' is already the retrieval metric "
+                                        r"rag_eval_adapters.measures.F1's; a name means one metric"):
+        class TokenF1Again(TokenF1):
+            name = "token_f1_again"
+            aliases = ("f1",)
+    with pytest.raises(TypeError, match=r"the name 'em' is already the answer metric .*ExactMatch's"):
+        class Em(measures.MRR):
+            name = "em"
+    assert {"retrieval": list(METRICS), "answer": list(ANSWER_METRICS)} == before
 
 
 def test_an_answer_metric_checks_its_options_as_a_retrieval_metric_does():

@@ -82,7 +82,7 @@ def _semantic(records: list[AnswerRecord], metric: SemanticSimilarity, embedder:
 
 def evaluate_answers(
     records: Iterable[Mapping[str, Any]],
-    metrics: str | AnswerMetric | Iterable[str | AnswerMetric] = ("em", "f1", "rouge_l"),
+    metrics: str | AnswerMetric | Iterable[str | AnswerMetric] = ("exact_match", "token_f1", "rouge_l"),
     embedder: Embedder | None = None,
     *,
     cache: Any = None,
@@ -97,10 +97,10 @@ def evaluate_answers(
         list: the best match counts). Other fields (e.g. ``query_type``) are kept as the query's attributes.
     metrics : names or :class:`~rag_eval_adapters.answers.metrics.AnswerMetric` objects
         Names of the answer family of the registry (:data:`~rag_eval_adapters.answers.ANSWER_METRICS`, listed
-        in ``docs/answers.md``): ``exact_match``/``em``, ``token_f1``/``f1`` (here ``f1`` is token F1: an answer
-        has no ranking), ``token_precision``, ``rouge_l_stem_recall``, ``semantic_similarity``... A retrieval
-        metric's name, or one several answer metrics share (``precision``), is a ``ValueError`` listing the
-        choices.
+        in ``docs/answers.md``): ``exact_match``/``em``, ``token_f1``, ``token_precision``, ``rouge_l_stem_recall``,
+        ``semantic_similarity``... Each is also the metric's column in the report. A retrieval metric's name
+        (``f1``, ``precision``, ``recall``: retrieval metrics everywhere), or one several answer metrics share a
+        part of, is a ``ValueError`` listing the answer metrics to choose from.
     embedder : Embedder, optional
         Needed by ``semantic_similarity``; e.g. :class:`~rag_eval_adapters.answers.E5Embedder`. Each distinct
         text is embedded once.

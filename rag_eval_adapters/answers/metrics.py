@@ -6,17 +6,17 @@ options, e.g. ``token_recall``), its options (pydantic fields, checked when the 
 formula in the docstring. Declaring the class registers it; :func:`parse_answer_metric`, the names table and
 the definitions of ``docs/answers.md`` and the error messages are derived from the registry.
 
-Names within the family: ``exact_match`` (``em``), ``token_f1`` (``f1``), ``token_precision``,
-``token_recall``, ``rouge_l`` (``rougeL``; ``rouge_l_precision``, ``rouge_l_recall``, ``rouge_l_stem...``) and
-``semantic_similarity``. A name means one metric within its family: ``f1`` is token F1 where answers are
-scored (an answer has no ranking, so it cannot be retrieval F1 there) and retrieval F1 in ``evaluate``. A
-retrieval name given here (``ndcg@10``), or a name several answer metrics share a part of (``precision``:
-``token_precision`` or ``rouge_l_precision``), is a ``ValueError`` listing the choices.
+Names: ``exact_match`` (``em``), ``token_f1``, ``token_precision``, ``token_recall``, ``rouge_l`` (``rougeL``;
+``rouge_l_precision``, ``rouge_l_recall``, ``rouge_l_stem...``) and ``semantic_similarity``. A name means one
+metric in the whole registry, and a metric's report column (its ``key``) is its canonical name, which parses
+back to it. ``f1``, ``precision`` and ``recall`` (with or without ``@k``) are retrieval metrics everywhere: given
+here, like any retrieval name (``ndcg@10``), they are a ``ValueError`` listing the answer metrics to use
+instead (``token_f1``...). A name several answer metrics share a part of (``stem``) is an error too.
 
->>> parse_answer_metrics(["em", "f1", "rouge_l_stem", "semantic_similarity"])
+>>> parse_answer_metrics(["em", "token_f1", "rouge_l_stem", "semantic_similarity"])
 [ExactMatch(), TokenF1(), RougeL(stem=True), SemanticSimilarity()]
->>> [m.key for m in parse_answer_metrics(["exact_match", "token_recall", "rouge_l_precision"])]
-['em', 'token_recall', 'rouge_l_precision']
+>>> [m.key for m in parse_answer_metrics(["em", "token_recall", "rouge_l_precision"])]
+['exact_match', 'token_recall', 'rouge_l_precision']
 """
 
 from __future__ import annotations
@@ -72,7 +72,9 @@ class AnswerMetric(Registered):
 
     @property
     def key(self) -> str:
-        """The column name in reports and the feedback key in LangSmith."""
+        """The column name in reports and the feedback key in LangSmith: the canonical name of the metric with
+        its options (a name of :data:`ANSWER_METRICS` or a variant); the metric of every name reads back from its
+        key: ``parse_answer_metric(parse_answer_metric(name).key) == parse_answer_metric(name)``."""
         return self.name
 
     def score(self, prediction: str, references: Any, embedder: Embedder | None = None) -> float:
@@ -93,7 +95,7 @@ class ExactMatch(AnswerMetric):
     .. math:: \mathrm{EM} = \max_{r} \mathbb{1}[\mathrm{tokens}(a) = \mathrm{tokens}(r)]
 
     :math:`\mathrm{tokens}` is the normalisation of the ``SQUAD`` preset (see above); two answers that are both
-    empty after it match (``"The"`` vs ``"a"`` scores 1), as in SQuAD v1.1. Key ``em``.
+    empty after it match (``"The"`` vs ``"a"`` scores 1), as in SQuAD v1.1. Key ``exact_match``.
 
     References
     ----------
@@ -103,10 +105,6 @@ class ExactMatch(AnswerMetric):
     name: ClassVar[str] = "exact_match"
     aliases: ClassVar[tuple[str, ...]] = ("em",)
     normalization: InstanceOf[Normalization] = SQUAD
-
-    @property
-    def key(self) -> str:
-        return "em"
 
     def score(self, prediction: str, references: Any, embedder: Embedder | None = None) -> float:
         return exact_match(prediction, references, normalization=self.normalization)
@@ -119,7 +117,7 @@ class TokenF1(AnswerMetric):
 
     :math:`a \cap r` is the multiset intersection of the token lists; 0 when there is no overlap or a side is
     empty. With several references the one of highest F1 counts (its precision and recall with it). Keys
-    ``f1``, ``token_precision``, ``token_recall``.
+    ``token_f1``, ``token_precision``, ``token_recall`` (``f1`` is retrieval F1, of retrieved ids).
 
     References
     ----------
@@ -127,7 +125,6 @@ class TokenF1(AnswerMetric):
     """
 
     name: ClassVar[str] = "token_f1"
-    aliases: ClassVar[tuple[str, ...]] = ("f1",)
     variants: ClassVar[dict[str, dict[str, Any]]] = {
         "token_precision": {"part": "precision"}, "token_recall": {"part": "recall"},
     }
@@ -136,7 +133,7 @@ class TokenF1(AnswerMetric):
 
     @property
     def key(self) -> str:
-        return "f1" if self.part == "f1" else f"token_{self.part}"
+        return f"token_{self.part}"
 
     def score(self, prediction: str, references: Any, embedder: Embedder | None = None) -> float:
         return getattr(token_f1(prediction, references, normalization=self.normalization), self.part)
@@ -206,14 +203,15 @@ def answer_metric_names() -> list[str]:
 
 
 def parse_answer_metric(metric: str | AnswerMetric) -> AnswerMetric:
-    """An :class:`AnswerMetric` from its name (``"exact_match"``, ``"em"``, ``"f1"``, ``"rouge_l_stem"``...)
+    """An :class:`AnswerMetric` from its name (``"exact_match"``, ``"em"``, ``"token_f1"``, ``"rouge_l_stem"``...)
     or itself.
 
     Raises
     ------
     ValueError
-        An unknown name (suggesting the closest), a retrieval metric's name, or a name several answer metrics
-        share a part of (``precision``), each listing the choices.
+        An unknown name (suggesting the closest); a retrieval metric's name (``f1``, ``precision@5``,
+        ``ndcg@10``: retrieval metrics everywhere); or a name several answer metrics share a part of (``stem``);
+        each listing the answer metrics to choose from.
     TypeError
         ``metric`` is neither a string nor an :class:`AnswerMetric`.
     """
@@ -226,8 +224,11 @@ def parse_answer_metric(metric: str | AnswerMetric) -> AnswerMetric:
     if found is not None:
         cls, options = found
         return cls(**options)
+    retrieval = _retrieval_name(metric.strip())
+    if retrieval:
+        raise ValueError(f"{retrieval}; for answers use one of: {', '.join(_choices(name))}")
     known = ", ".join(answer_metric_names())
-    claimed = unknown_name(FAMILY, name) or _retrieval_name(name)
+    claimed = unknown_name(FAMILY, name)
     if claimed:
         raise ValueError(f"answer metric {metric!r}: {claimed}. Answer metrics: {known}")
     close = close_name(FAMILY, name)
@@ -236,13 +237,20 @@ def parse_answer_metric(metric: str | AnswerMetric) -> AnswerMetric:
 
 
 def _retrieval_name(name: str) -> str | None:
-    """A message when ``name`` is a retrieval metric's name (``ndcg@10``, ``map``), else None."""
+    """Why ``name`` is no answer metric when it is a retrieval metric's name (``f1``, ``ndcg@10``), else None."""
     try:
         retrieval = parse_metric(name)
     except (ValueError, TypeError):
         return None
-    return (f"{name!r} is a retrieval metric ({retrieval!r}), scored by rag_eval_adapters.evaluate, "
-            "not an answer metric")
+    return (f"{name!r} is retrieval {type(retrieval).__name__} ({retrieval!r}: of retrieved ids, scored by "
+            "rag_eval_adapters.evaluate), not an answer metric")
+
+
+def _choices(name: str) -> list[str]:
+    """The answer metrics' canonical names and variants, those sharing a part of ``name`` (``f1``) first."""
+    names = [n for cls in ANSWER_METRICS.values() for n in (cls.name, *cls.variants)]
+    tokens = set(name.split("@")[0].replace("(", "_").split("_"))
+    return sorted(names, key=lambda n: not tokens & set(n.split("_")))
 
 
 def parse_answer_metrics(metrics: str | AnswerMetric | Iterable[str | AnswerMetric]) -> list[AnswerMetric]:

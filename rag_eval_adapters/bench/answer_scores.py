@@ -10,7 +10,7 @@ from typing import Any
 
 __all__ = ["ANSWER_METRICS", "score_answers"]
 
-ANSWER_METRICS = ("f1", "semantic_similarity")
+ANSWER_METRICS = ("token_f1", "semantic_similarity")
 
 
 def score_answers(records: Sequence[dict[str, Any]], embedder: Any) -> Any:
@@ -19,4 +19,4 @@ def score_answers(records: Sequence[dict[str, Any]], embedder: Any) -> Any:
     from ..answers import SemanticSimilarity, evaluate_answers
 
     # Both sides embedded as passages: an extractive answer is a sentence the answerer has already embedded.
-    return evaluate_answers(records, ["f1", SemanticSimilarity(side="passage")], embedder, progress=False)
+    return evaluate_answers(records, ["token_f1", SemanticSimilarity(side="passage")], embedder, progress=False)

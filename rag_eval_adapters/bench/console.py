@@ -46,7 +46,7 @@ def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
     for r in result.results:
         row = [r.name] + [f"{r.report.mean[key]:.3f}" for _, key in columns]
         if answers:
-            row += [f"{r.answers.mean[m]:.3f}" if r.answers is not None else "-" for m in ("f1", "semantic_similarity")]
+            row += [f"{r.answers.mean[m]:.3f}" if r.answers is not None else "-" for m in ("token_f1", "semantic_similarity")]
         table.add_row(*row)
     console.print(table)
     console.print(Text(LEGEND, style="dim"))

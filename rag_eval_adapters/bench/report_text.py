@@ -86,7 +86,7 @@ def _answers(data: dict) -> Section:
         for group, values in [("all", {"mean": a.get("mean")})] + list((a.get("by_query_type") or {}).items()):
             values = (values or {}).get("mean", values)
             if values:
-                rows.append([name, group, _f(values["f1"]), _f(values["semantic_similarity"])])
+                rows.append([name, group, _f(values["token_f1"]), _f(values["semantic_similarity"])])
     answerer = (data["usage"].get("answerer") or {}).get("name", "-")
     return (f"Answers ({answerer})", ["configuration", "query type", "token F1", "semantic similarity"], rows,
             ["semantic similarity: cosine of E5 embeddings; unrelated texts score about 0.75."])

@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from ._errors import CLIError, one_line
-from ._io import read_input
-from ._metrics import MetricOption
+from ._io import check_inputs, check_outputs, output_format, read_input
+from ._metrics import MetricOption, parse_ks, relevance_level, resolve_metrics
 from ._output import FORMATS
 from ._progress import Steps
 
-__all__ = ["load_qrels", "load_run", "query_details", "score_run", "add_scoring_options", "run_name", "as_list"]
+__all__ = ["load_qrels", "load_run", "query_details", "score_run", "add_scoring_options", "check_scoring_args",
+           "run_name", "as_list"]
 
 
 def as_list(value: Any) -> list:
@@ -60,6 +61,24 @@ def score_run(qrels: dict, run: dict, metrics: Sequence[Any], relevance_level: f
         raise CLIError(f"{name}: {one_line(str(exc))}") from None
     steps.finish(task)
     return report
+
+
+def check_scoring_args(args: argparse.Namespace) -> tuple[str, list[Any]]:
+    """Check the options of :func:`add_scoring_options` (``args.run``: one path or several) before any reading.
+
+    The qrels, runs and human labels (``--human-labels``, when the command has it) must be readable and no output
+    may overwrite them; ``args.relevance_level`` is replaced by its checked number. Returns the output format and
+    the metric objects (``-m`` at every ``--k``).
+    """
+    inputs = [(args.qrels, "qrels")] + [(r, "run") for r in as_list(args.run)]
+    if getattr(args, "human_labels", None):
+        inputs.append((args.human_labels, "human labels"))
+    check_inputs(inputs)
+    check_outputs([path for path, _ in inputs], output=args.output, plot=args.plot)
+    fmt = output_format(args.format, args.output)
+    metrics = resolve_metrics(args.metric, parse_ks(args.k))
+    args.relevance_level = relevance_level(args.relevance_level)
+    return fmt, metrics
 
 
 def run_name(path: str, taken: set[str]) -> str:

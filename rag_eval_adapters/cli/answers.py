@@ -1,4 +1,4 @@
-"""``rag-eval answers``: score generated answers against reference answers (EM, F1, ROUGE-L, similarity)."""
+"""``rag-eval answers``: score generated answers against reference answers (exact match, token F1, ROUGE-L, similarity)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from ._models import add_embedder_options, embedder_from_args
 from ._output import FORMATS, check_plot_path, emit, plot, print_rich
 from ._progress import is_tty, progress_enabled
 
-DEFAULT_ANSWER_METRICS = ("em", "f1", "rouge_l")
+DEFAULT_ANSWER_METRICS = ("exact_match", "token_f1", "rouge_l")
 
 
 def add_parser(sub: Any) -> None:
@@ -31,8 +31,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--references", metavar="FILE",
                    help="JSONL, one line per query: {query_id, reference | references, ...other fields}")
     p.add_argument("-m", "--metric", action="append", metavar="METRIC",
-                   help="em, f1, token_precision, token_recall, rouge_l (_precision, _recall), rouge_l_stem, "
-                        "semantic_similarity (repeatable or comma-separated; default em, f1, rouge_l)")
+                   help="exact_match (em), token_f1, token_precision, token_recall, rouge_l (_precision, _recall), "
+                        "rouge_l_stem, semantic_similarity (repeatable or comma-separated; default exact_match, "
+                        "token_f1, rouge_l); f1, precision and recall are retrieval metrics, not answer metrics")
     add_embedder_options(p, what="semantic_similarity")
     p.add_argument("--cache", metavar="FILE", help="SQLite file caching embeddings across runs")
     p.add_argument("--group-by", metavar="FIELD", help="also show means, counts and 95%% CIs per value of FIELD")

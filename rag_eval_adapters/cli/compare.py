@@ -8,11 +8,10 @@ from typing import Any, TextIO
 from ..intervals import INTERVAL_METHODS
 from ..multitest import CORRECTIONS
 from ._errors import CLIError, one_line
-from ._io import check_inputs, check_outputs, check_resampling, fail_on_errors, output_format
-from ._metrics import parse_ks, relevance_level, resolve_metrics
+from ._io import check_resampling, fail_on_errors
 from ._output import check_plot_path, emit, plot, print_rich
 from ._progress import Steps, is_tty, progress_enabled
-from ._scoring import add_scoring_options, as_list, load_qrels, load_run, run_name, score_run
+from ._scoring import add_scoring_options, check_scoring_args, load_qrels, load_run, run_name, score_run
 
 
 def add_parser(sub: Any) -> None:
@@ -54,14 +53,7 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         raise CLIError(f"give one --name per --run ({len(args.run)} runs, {len(args.name)} names)")
     check_plot_path(args.plot)
     check_resampling(args)
-    inputs = [(args.qrels, "qrels")] + [(r, "run") for r in as_list(args.run)]
-    inputs += [(args.human_labels, "human labels")] if args.human_labels else []
-    check_inputs(inputs)
-    check_outputs([path for path, _ in inputs], output=args.output, plot=args.plot)
-    fmt = output_format(args.format, args.output)
-    ks = parse_ks(args.k)
-    metrics = resolve_metrics(args.metric, ks)
-    args.relevance_level = relevance_level(args.relevance_level)
+    fmt, metrics = check_scoring_args(args)
     taken: set[str] = set()
     names = list(args.name) if args.name else [run_name(p, taken) for p in args.run]
     if len(set(names)) != len(names):

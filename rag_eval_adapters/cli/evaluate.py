@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ._intervals import add_interval_options, intervals_from_args
-from ._io import check_count, check_inputs, check_outputs, fail_on_errors, output_format
-from ._metrics import check_sort_by, parse_ks, relevance_level, resolve_metrics
+from ._io import check_count, fail_on_errors
+from ._metrics import check_sort_by
 from ._output import check_plot_path, emit, plot, print_rich
 from ._progress import Steps, is_tty, progress_enabled
-from ._scoring import add_scoring_options, as_list, load_qrels, load_run, query_details, score_run
+from ._scoring import add_scoring_options, check_scoring_args, load_qrels, load_run, query_details, score_run
 
 
 def add_parser(sub: Any) -> None:
@@ -36,14 +36,7 @@ def cmd_evaluate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
 
     check_plot_path(args.plot)
     check_count(args.limit, "--limit")
-    inputs = [(args.qrels, "qrels")] + [(r, "run") for r in as_list(args.run)]
-    inputs += [(args.human_labels, "human labels")] if args.human_labels else []
-    check_inputs(inputs)
-    check_outputs([path for path, _ in inputs], output=args.output, plot=args.plot)
-    fmt = output_format(args.format, args.output)
-    ks = parse_ks(args.k)
-    metrics = resolve_metrics(args.metric, ks)
-    args.relevance_level = relevance_level(args.relevance_level)
+    fmt, metrics = check_scoring_args(args)
     name = Path(args.run).name if args.run != "-" else "stdin"
     with Steps(progress_enabled(stderr), stderr) as steps:
         t = steps.task("reading files", total=2)

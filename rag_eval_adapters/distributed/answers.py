@@ -82,7 +82,7 @@ class AnswerScorer:
 
 def evaluate_answers_ray(
     records: Any,
-    metrics: Any = ("em", "f1", "rouge_l"),
+    metrics: Any = ("exact_match", "token_f1", "rouge_l"),
     embedder_factory: Callable[[], Any] | None = None,
     *,
     concurrency: int = 2,
@@ -99,7 +99,7 @@ def evaluate_answers_ray(
         One row per answer: ``query_id``, ``prediction``, and ``reference`` or ``references`` (a string or a
         list of strings), as for :func:`rag_eval_adapters.answers.evaluate_answers`. Query ids must be unique.
     metrics
-        Answer metric names or objects (``em``, ``f1``, ``rouge_l``, ``semantic_similarity``, ...).
+        Answer metric names or objects (``exact_match``, ``token_f1``, ``rouge_l``, ``semantic_similarity``, ...).
     embedder_factory : callable, optional
         A picklable function with no arguments that returns an
         :class:`~rag_eval_adapters.answers.Embedder` (e.g. ``rag_eval_adapters.answers.E5Embedder``); needed

@@ -32,6 +32,7 @@ from ..answers import (
     TokenF1,
     parse_answer_metric,
 )
+from .documents import FEEDBACK_CONFIG, _query_id
 
 __all__ = [
     "ANSWER_KEYS",
@@ -47,7 +48,6 @@ __all__ = [
 
 ANSWER_KEYS = ("answer", "output", "response", "result", "text", "content", "messages")
 REFERENCE_KEYS = ("reference", "references", "answer", "expected_answer", "ground_truth", "output")
-FEEDBACK_CONFIG: dict[str, Any] = {"type": "continuous", "min": 0.0, "max": 1.0}
 
 
 def _where(query_id: Any) -> str:
@@ -129,18 +129,12 @@ def find_reference_answers(source: Any, reference_key: str | None = None, *, que
     )
 
 
-def _query_id(run: Any, example: Any) -> Any:
-    for value in (getattr(example, "id", None), getattr(run, "reference_example_id", None)):
-        if value is not None:
-            return str(value)
-    return None
-
-
 class AnswerMetricEvaluator(RunEvaluator):
-    """A LangSmith ``RunEvaluator`` scoring one answer metric (``em``, ``f1``, ``rouge_l``, ...).
+    """A LangSmith ``RunEvaluator`` scoring one answer metric (``exact_match``, ``token_f1``, ``rouge_l``, ...).
 
     Args:
-        metric: a name (``"em"``, ``"f1"``, ``"rouge_l_stem"``, ``"semantic_similarity"``) or an
+        metric: a name (``"exact_match"``/``"em"``, ``"token_f1"``, ``"rouge_l_stem"``, ``"semantic_similarity"``;
+            ``"f1"`` is retrieval F1, a ``ValueError`` here) or an
             :class:`~rag_eval_adapters.answers.AnswerMetric`.
         embedder: for ``semantic_similarity``: an :class:`~rag_eval_adapters.answers.Embedder` (its vectors are
             cached by content hash for the evaluator's lifetime).
@@ -205,14 +199,15 @@ class AnswerMetricEvaluator(RunEvaluator):
 
 
 class ExactMatchEvaluator(AnswerMetricEvaluator):
-    """Exact match after SQuAD-style Unicode normalisation (key ``em``)."""
+    """Exact match after SQuAD-style Unicode normalisation (key ``exact_match``)."""
 
     def __init__(self, **options: Any) -> None:
         super().__init__(ExactMatch(), **options)
 
 
 class TokenF1Evaluator(AnswerMetricEvaluator):
-    """Token F1 (or ``part="precision"``/``"recall"``) against the best reference (key ``f1``)."""
+    """Token F1 (or ``part="precision"``/``"recall"``) against the best reference (key ``token_f1``, or
+    ``token_precision``/``token_recall``)."""
 
     def __init__(self, *, part: str = "f1", **options: Any) -> None:
         super().__init__(TokenF1(part=part), **options)

@@ -25,6 +25,25 @@ def _where(query_id: Any) -> str:
     return "" if query_id is None else f"query {query_id!r}: "
 
 
+def _query_id(run: Any, example: Any) -> str | None:
+    """The query id of a LangSmith evaluation: the example's id, else the run's ``reference_example_id``."""
+    for value in (getattr(example, "id", None), getattr(run, "reference_example_id", None)):
+        if value is not None:
+            return str(value)
+    return None
+
+
+def _check_keys(keys: dict[str, Any], *, blank: bool = True) -> None:
+    """Check an evaluator's key options (``{"documents_key": value, ...}``): each ``None`` or a string.
+
+    With ``blank=False`` a string must not be empty. Raises ``TypeError`` naming the option.
+    """
+    for name, value in keys.items():
+        if value is not None and (not isinstance(value, str) or (not blank and not value)):
+            kind = "a string" if blank else "a non-empty string"
+            raise TypeError(f"{name} must be {kind}, got {value!r}")
+
+
 def _is_run(source: Any) -> bool:
     return not isinstance(source, (Mapping, str, bytes)) and hasattr(source, "outputs")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from langsmith.evaluation import EvaluationResult, EvaluationResults, RunEvaluator
@@ -13,15 +13,18 @@ from .. import measures
 from ..matching import TextMatcher, score_texts
 from ..measures import Metric, parse_metric
 from ..validation import check_level
-from .documents import _comment, find_expected_texts, find_reference, retrieved_ids, retrieved_texts
-
-DOCUMENT_KEYS: tuple[str, ...] = ("documents", "output", "context", "source_documents")
-"""Output keys searched, in order, for the retrieved documents when no ``documents_key`` is given."""
-
-FEEDBACK_CONFIG: dict[str, Any] = {"type": "continuous", "min": 0.0, "max": 1.0}
-"""The LangSmith feedback configuration of every score: continuous in [0, 1]."""
-
-IdFn = Callable[[Any], Any]
+from .documents import DOCUMENT_KEYS as DOCUMENT_KEYS  # defined with the document lookup; kept importable here
+from .documents import (
+    FEEDBACK_CONFIG,
+    IdFn,
+    _check_keys,
+    _comment,
+    _query_id,
+    find_expected_texts,
+    find_reference,
+    retrieved_ids,
+    retrieved_texts,
+)
 
 
 def _bounded(metric: Metric) -> Metric:
@@ -31,13 +34,6 @@ def _bounded(metric: Metric) -> Metric:
             f"use its normalised form (e.g. 'ndcg' instead of 'dcg')"
         )
     return metric
-
-
-def _query_id(run: Any, example: Any) -> Any:
-    for value in (getattr(example, "id", None), getattr(run, "reference_example_id", None)):
-        if value is not None:
-            return str(value)
-    return None
 
 
 class _RetrievalEvaluator(RunEvaluator):
@@ -54,10 +50,8 @@ class _RetrievalEvaluator(RunEvaluator):
         text_key: str = "expected_texts",
         matcher: TextMatcher | None = None,
     ) -> None:
-        for name, value in (("reference_key", reference_key), ("documents_key", documents_key), ("id_key", id_key),
-                            ("text_key", text_key)):
-            if value is not None and not isinstance(value, str):
-                raise TypeError(f"{name} must be a string, got {value!r}")
+        _check_keys({"reference_key": reference_key, "documents_key": documents_key, "id_key": id_key,
+                     "text_key": text_key})
         if id_fn is not None and not callable(id_fn):
             raise TypeError(f"id_fn must be a callable taking a document and returning its id, got {id_fn!r}")
         check_level(relevance_level)

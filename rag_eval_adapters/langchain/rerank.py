@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langsmith.evaluation import EvaluationResult, RunEvaluator
@@ -23,16 +23,9 @@ from ..rerank import (
     relevancy_repr_args,
     rerank_relevancy_result,
 )
-from .documents import _PREVIEW, _short, _where, document_text, find_documents
-from .evaluators import _query_id
-
-DOCUMENT_KEYS: tuple[str, ...] = ("documents", "output", "context", "source_documents")
-"""Output keys searched, in order, for the retrieved documents when no ``documents_key`` is given."""
-
-FEEDBACK_CONFIG: dict[str, Any] = {"type": "continuous", "min": 0.0, "max": 1.0}
-"""The LangSmith feedback configuration of every score: continuous in [0, 1]."""
-
-IdFn = Callable[[Any], Any]
+from .documents import _PREVIEW, FEEDBACK_CONFIG, _check_keys, _query_id, _short, _where, document_text, find_documents
+from .documents import DOCUMENT_KEYS as DOCUMENT_KEYS  # defined with the document lookup; kept importable here
+from .documents import IdFn as IdFn
 
 
 def _relevancy_comment(result: RelevancyResult) -> str:
@@ -81,9 +74,7 @@ class RerankRelevancyEvaluator(RunEvaluator):
         key: str | None = None,
     ) -> None:
         check_relevancy_options(scorer, agg, normalize)
-        for name, value in (("query_key", query_key), ("documents_key", documents_key), ("key", key)):
-            if value is not None and (not isinstance(value, str) or not value):
-                raise TypeError(f"{name} must be a non-empty string, got {value!r}")
+        _check_keys({"query_key": query_key, "documents_key": documents_key, "key": key}, blank=False)
         self.scorer = scorer
         self.agg = agg
         self.normalize = normalize

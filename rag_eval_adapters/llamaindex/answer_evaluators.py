@@ -6,7 +6,8 @@ and returns an ``EvaluationResult`` with ``score`` in [0, 1] and ``passing = sco
     from llama_index.core.evaluation import BatchEvalRunner
     from rag_eval_adapters.llamaindex import ExactMatchEvaluator, TokenF1Evaluator, RougeLEvaluator
 
-    runner = BatchEvalRunner({"em": ExactMatchEvaluator(), "f1": TokenF1Evaluator(), "rouge_l": RougeLEvaluator()})
+    runner = BatchEvalRunner({"exact_match": ExactMatchEvaluator(), "token_f1": TokenF1Evaluator(),
+                              "rouge_l": RougeLEvaluator()})
     results = runner.evaluate_response_strs(queries=qs, response_strs=answers, reference=references)
 
 :class:`AnswerSimilarityEvaluator` sits beside LlamaIndex's ``SemanticSimilarityEvaluator``: given the same
@@ -52,7 +53,8 @@ class AnswerMetricEvaluator(BaseEvaluator):
     Parameters
     ----------
     metric : str or AnswerMetric
-        ``"em"``, ``"f1"``, ``"rouge_l"``, ``"rouge_l_stem"``, ``"semantic_similarity"``...
+        ``"exact_match"`` (``"em"``), ``"token_f1"``, ``"rouge_l"``, ``"rouge_l_stem"``, ``"semantic_similarity"``...
+        (``"f1"`` is retrieval F1: a ``ValueError`` listing the answer metrics).
     threshold : float
         ``passing`` is ``score >= threshold``.
     embedder : Embedder or BaseEmbedding, optional

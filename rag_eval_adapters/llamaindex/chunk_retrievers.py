@@ -9,45 +9,28 @@ reranking).
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from llama_index.core.schema import TextNode
 
+from ..factory_retriever import FactoryRetriever
+from ..factory_retriever import ranked_hits as ranked_hits  # its first home; kept importable here
+
 __all__ = ["LlamaIndexRetriever"]
 
 
-def ranked_hits(pairs: Sequence[tuple[str, Any]], k: int) -> list[tuple[str, float]]:
-    """``(id, score)`` best first; the retriever's order is kept (scores ``1/rank`` when any score is missing)."""
-    if all(isinstance(s, (int, float)) and math.isfinite(s) for _, s in pairs):
-        return [(str(i), float(s)) for i, s in pairs][:k]
-    return [(str(i), 1.0 / rank) for rank, (i, _) in enumerate(pairs, start=1)][:k]
-
-
-class _Search:
-    def __init__(self, retriever: Any) -> None:
-        self.retriever = retriever
-
-    def search(self, queries: Sequence[str], k: int) -> list[list[tuple[str, float]]]:
-        return [ranked_hits([(h.node.node_id, h.score) for h in self.retriever.retrieve(q)], k) for q in queries]
-
-
-class LlamaIndexRetriever:
+class LlamaIndexRetriever(FactoryRetriever):
     """A LlamaIndex ``BaseRetriever`` built by ``factory(nodes)`` over each chunking's chunks."""
 
-    def __init__(self, factory: Callable[[list[TextNode]], Any], name: str) -> None:
-        if not callable(factory):
-            raise TypeError(f"factory must be a function nodes -> LlamaIndex retriever, got {type(factory).__name__}")
-        self.factory, self.name = factory, name
+    framework = "LlamaIndex"
+    items = "nodes"
+    method = "retrieve"
 
-    def __repr__(self) -> str:
-        return f"LlamaIndexRetriever({self.name!r})"
+    def chunk_items(self, chunks: Sequence[Any]) -> list[TextNode]:
+        """One ``TextNode`` a chunk: ``id_`` the chunk id, ``metadata["doc_id"]`` its document."""
+        return [TextNode(id_=c.chunk_id, text=c.text, metadata={"doc_id": c.doc_id}) for c in chunks]
 
-    def index(self, chunks: Sequence[Any]) -> _Search:
-        """Build the retriever over ``chunks`` (objects with ``chunk_id``, ``text`` and ``doc_id``)."""
-        nodes = [TextNode(id_=c.chunk_id, text=c.text, metadata={"doc_id": c.doc_id}) for c in chunks]
-        retriever = self.factory(nodes)
-        if not hasattr(retriever, "retrieve"):
-            raise TypeError(f"{self.name}: the factory returned {type(retriever).__name__}, not a LlamaIndex retriever")
-        return _Search(retriever)
+    def hits(self, retriever: Any, query: str) -> list[tuple[Any, Any]]:
+        """``(node id, score)`` of each ``retrieve(query)`` result."""
+        return [(h.node.node_id, h.score) for h in retriever.retrieve(query)]
