@@ -147,3 +147,8 @@ def test_any_scorers_values_against_pointwise_grades(tmp_path):
     assert code == 0 and "grade Spearman" in out and "grade quadratic kappa" in out and "ceiling" not in out
     code, _, err = run_cli("meta-eval", "--scores", scores)
     assert code == 2 and "--scores needs --labels FILE" in err
+    bad = write_jsonl(tmp_path / "bad.jsonl", [{"query_id": "q0", "judge": "good"}])
+    code, _, err = run_cli("meta-eval", "--scores", bad, "--labels", labels)
+    assert code == 2 and "query 'q0' has no numeric score" in err
+    code, _, err = run_cli("meta-eval", "--scores", scores, "--labels", labels, "--group-by", "country")
+    assert code == 2 and "--group-by country: no line of" in err

@@ -120,23 +120,17 @@ def cmd_meta_eval(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
 
 
 def _read_rows(path: str, what: str) -> tuple[dict, dict]:
-    """``({query_id: {field: number}}, {query_id: {field: text}})`` of a JSONL file; a repeated id is an error."""
-    from ..jsonl import read_jsonl_objects
+    """``({query_id: {field: number}}, {query_id: {field: text}})`` of a JSONL file (one line a query)."""
+    from ..answers.records import read_jsonl_records
 
     numbers: dict = {}
     texts: dict = {}
-    for number, obj in read_jsonl_objects(path):
-        qid = obj.get("query_id")
-        if isinstance(qid, bool) or not isinstance(qid, (str, int)):
-            raise ValueError(f"{path}:{number}: a {what} line needs a \"query_id\" (string or integer)")
-        qid = str(qid)
-        if qid in numbers:
-            raise ValueError(f"{path}:{number}: query {qid!r} appears twice")
+    for qid, obj in read_jsonl_records(path, f"{what}s").items():
         numbers[qid] = {k: float(v) for k, v in obj.items() if k != "query_id" and isinstance(v, (int, float))
                         and not isinstance(v, bool)}
         texts[qid] = {k: v for k, v in obj.items() if isinstance(v, str) and k != "query_id"}
         if not numbers[qid]:
-            raise ValueError(f"{path}:{number}: no numeric {what} on the line")
+            raise ValueError(f"{path}: query {qid!r} has no numeric {what}")
     return numbers, texts
 
 
