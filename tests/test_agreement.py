@@ -215,8 +215,8 @@ def test_meta_evaluate_sets_each_scorer_against_each_label():
             out += [0.0, float(labels[item])]
         return out
 
-    m = meta_evaluate(judgements, {"oracle": oracle, "f1": AnswerScorer("f1")}, n_bootstrap=100, source="toy")
-    assert list(m.results) == ["oracle", "f1", "answer_length", "reference_overlap"]
+    m = meta_evaluate(judgements, {"oracle": oracle, "token_f1": AnswerScorer("token_f1")}, n_bootstrap=100, source="toy")
+    assert list(m.results) == ["oracle", "token_f1", "answer_length", "reference_overlap"]
     assert m.baselines == ["answer_length", "reference_overlap"]
     assert (m.n_judgements, m.n_items, m.labels) == (80, 40, ["overall"])
     diff = pairwise_differences(judgements, oracle)
@@ -228,7 +228,7 @@ def test_meta_evaluate_sets_each_scorer_against_each_label():
     lengths = pairwise_differences(judgements, answer_length)
     assert set(lengths.tolist()) == {-28.0, 28.0}
     assert set(m.results["oracle"]["overall"].groups) == {"even", "odd"}
-    assert m.to_dict()["scorers"]["f1"]["overall"]["kind"] == "pairwise"
+    assert m.to_dict()["scorers"]["token_f1"]["overall"]["kind"] == "pairwise"
     with pytest.raises(ValueError, match="unknown label 'fluency'; the judgements have overall"):
         meta_evaluate(judgements, {"oracle": oracle}, labels=["fluency"])
 

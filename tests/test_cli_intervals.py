@@ -68,20 +68,20 @@ def test_human_labels_correct_a_judged_mean(tmp_path):
     f1 = np.array([token_f1(p, r).f1 for p, r in refs])
     human = np.clip(f1 + rng.normal(0, 0.1, size=80) - 0.1, 0, 1)  # people are stricter than token F1
     labelled = list(range(0, 80, 4))
-    labels = write_jsonl(tmp_path / "human.jsonl", [{"query_id": f"q{i}", "f1": float(human[i])} for i in labelled])
-    code, out, err = run_cli("answers", "--predictions", preds, "-m", "f1", "-m", "em", "--human-labels", labels,
+    labels = write_jsonl(tmp_path / "human.jsonl", [{"query_id": f"q{i}", "token_f1": float(human[i])} for i in labelled])
+    code, out, err = run_cli("answers", "--predictions", preds, "-m", "token_f1", "-m", "exact_match", "--human-labels", labels,
                              "--format", "json")
     assert code == 0, err
     intervals = json.loads(out)["intervals"]
-    assert list(intervals) == ["f1"]  # only the labelled metric without --ci
+    assert list(intervals) == ["token_f1"]  # only the labelled metric without --ci
     others = [i for i in range(80) if i not in labelled]
     expected = ppi_mean(human[labelled], f1[labelled], f1[others])
-    got = intervals["f1"]
+    got = intervals["token_f1"]
     assert got["method"] == "ppi++" and got["interval"] == "ppi++ 95%" and got["n"] == 20
     assert (got["estimate"], got["low"], got["high"], got["judge_mean"]) == pytest.approx(
         (expected.estimate, expected.low, expected.high, float(f1.mean())))
     assert got["text"].startswith(f"judge mean {f1.mean():.2f}, corrected {expected.estimate:.2f}")
-    code, out, _ = run_cli("answers", "--predictions", preds, "-m", "f1", "-m", "em", "--human-labels", labels,
+    code, out, _ = run_cli("answers", "--predictions", preds, "-m", "token_f1", "-m", "exact_match", "--human-labels", labels,
                            "--ci", "t", "--format", "markdown")
     assert "| ppi++ 95% | judge mean" in out and "corrected from 20 human labels" in out and "| t 95% |" in out
 

@@ -32,19 +32,19 @@ def test_token_f1_against_the_560_labels(builtin_json):
     data = builtin_json
     assert (data["judgements"], data["questions"], data["labels"]) == (560, 280, ["correctness", "completeness",
                                                                                  "overall"])
-    assert list(data["scorers"]) == ["f1", "answer_length", "reference_overlap"]
+    assert list(data["scorers"]) == ["token_f1", "answer_length", "reference_overlap"]
     judgements = load_ragchecker()
     diff = np.array([token_f1(j.answers[1], j.reference).f1 - token_f1(j.answers[0], j.reference).f1
                      for j in judgements])
     for label in data["labels"]:
         y = [j.labels[label] for j in judgements]
-        overall = data["scorers"]["f1"][label]["overall"]
+        overall = data["scorers"]["token_f1"][label]["overall"]
         assert overall["n"] == 560
         assert overall["statistics"]["pearson"]["value"] == pytest.approx(stats.pearsonr(diff, y)[0], abs=1e-12)
         assert overall["statistics"]["spearman"]["value"] == pytest.approx(stats.spearmanr(diff, y)[0], abs=1e-12)
         low, high = overall["statistics"]["pearson"]["low"], overall["statistics"]["pearson"]["high"]
         assert low < overall["statistics"]["pearson"]["value"] < high
-        groups = data["scorers"]["f1"][label]["groups"]
+        groups = data["scorers"]["token_f1"][label]["groups"]
         assert len(groups) == 10 and {g["n"] for g in groups} == {56}
     lengths = np.array([len(j.answers[1].split()) - len(j.answers[0].split()) for j in judgements], dtype=float)
     y = [j.labels["overall"] for j in judgements]
@@ -58,12 +58,12 @@ def test_the_ceiling_is_computed_from_the_file(builtin_json):
 
 
 def test_table_markdown_and_csv():
-    code, out, err = run_cli("meta-eval", "--builtin", "ragchecker", "-m", "em,rouge_l", "--label", "overall",
+    code, out, err = run_cli("meta-eval", "--builtin", "ragchecker", "-m", "exact_match,rouge_l", "--label", "overall",
                              "--bootstrap", "50", "--statistic", "pearson", "--statistic", "kappa")
     assert code == 0, err
     assert "annotator vs annotator (ceiling)" in out and "overall Pearson" in out and "overall kappa" in out
     assert "70.1 [" in out and "answer_length (baseline)" in out
-    em_row = next(line for line in out.splitlines() if line.startswith("em "))
+    em_row = next(line for line in out.splitlines() if line.startswith("exact_match "))
     assert " - " in em_row  # exact match is 0 on every long answer: no correlation, shown as "-", never NaN
     code, md, _ = run_cli("meta-eval", "--builtin", "ragchecker", "--label", "overall", "--bootstrap", "20",
                           "--format", "markdown", "--no-baselines")
@@ -71,7 +71,7 @@ def test_table_markdown_and_csv():
     code, text, _ = run_cli("meta-eval", "--builtin", "ragchecker", "--label", "overall", "--bootstrap", "20",
                             "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(text)))
-    assert {r["scorer"] for r in rows} == {"annotator vs annotator (ceiling)", "f1", "answer_length (baseline)",
+    assert {r["scorer"] for r in rows} == {"annotator vs annotator (ceiling)", "token_f1", "answer_length (baseline)",
                                           "reference_overlap (baseline)"}
     assert {r["statistic"] for r in rows} >= {"pearson", "spearman", "kendall_tau_b", "accuracy", "kappa"}
 
