@@ -49,29 +49,34 @@ _LAZY: dict[str, str] = {
     "metric_names": "measures",
 }
 
-if TYPE_CHECKING:  # static analysers and IDEs see ordinary imports
-    from .columnar import evaluate_columns
-    from .evaluation import evaluate, query_details
-    from .jsonl import read_jsonl_qrels, read_jsonl_run
-    from .measures import (
-        DCG,
-        F1,
-        MRR,
-        NDCG,
-        AveragePrecision,
-        HitRate,
-        Metric,
-        Precision,
-        Recall,
-        RPrecision,
-        metric_names,
-        parse_metric,
-        parse_metrics,
-    )
-    from .readers import read_qrels, read_run
-    from .report import GroupedReport, GroupStats, Report
-    from .tables import read_table_qrels, read_table_run
-    from .trec import read_trec_qrels, read_trec_run
+if TYPE_CHECKING:  # static analysers and IDEs see ordinary imports (``X as X``: re-exported)
+    from .columnar import evaluate_columns as evaluate_columns
+    from .evaluation import evaluate as evaluate
+    from .evaluation import query_details as query_details
+    from .jsonl import read_jsonl_qrels as read_jsonl_qrels
+    from .jsonl import read_jsonl_run as read_jsonl_run
+    from .measures import DCG as DCG
+    from .measures import F1 as F1
+    from .measures import MRR as MRR
+    from .measures import NDCG as NDCG
+    from .measures import AveragePrecision as AveragePrecision
+    from .measures import HitRate as HitRate
+    from .measures import Metric as Metric
+    from .measures import Precision as Precision
+    from .measures import Recall as Recall
+    from .measures import RPrecision as RPrecision
+    from .measures import metric_names as metric_names
+    from .measures import parse_metric as parse_metric
+    from .measures import parse_metrics as parse_metrics
+    from .readers import read_qrels as read_qrels
+    from .readers import read_run as read_run
+    from .report import GroupedReport as GroupedReport
+    from .report import GroupStats as GroupStats
+    from .report import Report as Report
+    from .tables import read_table_qrels as read_table_qrels
+    from .tables import read_table_run as read_table_run
+    from .trec import read_trec_qrels as read_trec_qrels
+    from .trec import read_trec_run as read_trec_run
 
 __all__ = ["__version__", *_LAZY]  # every lazily loaded name is public
 

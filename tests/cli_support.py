@@ -30,6 +30,14 @@ def write_trec_run(path: Path, run: dict[str, list[str]], tag: str = "test") -> 
     return path
 
 
+def write_files(root: Path, files: dict[str, str]) -> Path:
+    """Write ``{relative path: text}`` under the folder ``root`` (UTF-8, sub-folders made); returns ``root``."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path

@@ -7,11 +7,13 @@ ask for a fixture by name and never import one.
 from __future__ import annotations
 
 import ipaddress
+import json
 import os
 import socket
 from pathlib import Path
 
 import pytest
+from bench_helpers import case_records, documents
 from cohere_server import FakeCohereServer
 from demo_support import run_demo_cli, write_small_demo_data
 from openai_server import FakeOpenAIServer
@@ -87,6 +89,19 @@ def cohere_server():
     """A started :class:`FakeCohereServer` on 127.0.0.1 (random port), stopped after the test."""
     with FakeCohereServer() as server:
         yield server
+
+
+@pytest.fixture()
+def bench_inputs(tmp_path):
+    """The benchmark tests' documents as a folder of ``.txt`` files and their test set as JSONL:
+    ``(documents folder, test-set path)``."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for d in documents():
+        (docs / d["doc_id"]).write_text(d["text"], encoding="utf-8")
+    testset = tmp_path / "testset.jsonl"
+    testset.write_text("".join(json.dumps(r) + "\n" for r in case_records()), encoding="utf-8")
+    return docs, testset
 
 
 @pytest.fixture(scope="session")

@@ -42,6 +42,8 @@ prompt contains a substring these actions (checked first: concurrency makes arri
 * :func:`fail` ``(status, retry_after=None, retry_after_ms=None)``: an HTTP error (e.g. 429 with
   ``retry-after: 0``, or 500).
 * :func:`slow` ``(seconds)``: the default answer after a delay.
+* ``server.usage_override = {"prompt_tokens": ..., "completion_tokens": ...}``: the ``usage`` every chat answer
+  reports instead of the word counts (a server misreporting usage).
 
 Inspection: ``server.requests`` (every :class:`RecordedRequest`: path, body, status, action),
 ``server.chat_requests`` / ``server.embedding_requests``, ``server.max_in_flight``, and
@@ -220,6 +222,7 @@ class FakeOpenAIServer(LoopbackServer):
     handler: Callable[[dict[str, Any]], str] = default_chat_content
     requests: list[RecordedRequest] = field(default_factory=list)
     max_in_flight: int = 0
+    usage_override: dict[str, int] | None = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -303,6 +306,8 @@ class FakeOpenAIServer(LoopbackServer):
         content, refused = self._content(body, action)
         prompt_tokens = sum(word_count(t) for t in _messages_text(body))
         completion_tokens = word_count(content)
+        if self.usage_override is not None:  # a server misreporting usage
+            prompt_tokens, completion_tokens = self.usage_override["prompt_tokens"], self.usage_override["completion_tokens"]
         with self._lock:
             self._counter += 1
             rid = self._counter

@@ -69,6 +69,21 @@ def test_openai_embedder_through_the_real_sdk(openai_server):
     assert semantic_similarity("Paris", "Lyon", embedder) == pytest.approx(expected)
 
 
+def test_both_prefixed_embedders_check_their_prefixes_and_prefix_passages(openai_server):
+    for make in (lambda **kw: CallableEmbedder(letters, **kw),
+                 lambda **kw: OpenAIEmbedder("e5-small", base_url=openai_server.base_url,
+                                             api_key=openai_server.api_key, **kw)):
+        with pytest.raises(TypeError, match="query_prefix must be a string, got None"):
+            make(query_prefix=None)
+        with pytest.raises(TypeError, match="passage_prefix must be a string, got 3"):
+            make(passage_prefix=3)
+    embedder = OpenAIEmbedder("e5-small", base_url=openai_server.base_url, api_key=openai_server.api_key,
+                              passage_prefix="passage: ")
+    assert embedder.embed_passages(["one"]) == [pytest.approx(fake_embedding("passage: one",
+                                                                             openai_server.embedding_dim))]
+    assert embedder.embed_queries(["one"]) == [pytest.approx(fake_embedding("one", openai_server.embedding_dim))]
+
+
 def test_evaluate_answers_embeds_each_text_once_and_reuses_the_cache(openai_server, tmp_path):
     embedder = OpenAIEmbedder("e5-small", base_url=openai_server.base_url, api_key=openai_server.api_key)
     records = [

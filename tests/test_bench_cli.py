@@ -24,14 +24,8 @@ pytest.importorskip("llama_index.core")
 
 
 @pytest.fixture()
-def inputs(tmp_path):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for d in documents():
-        (docs / d["doc_id"]).write_text(d["text"], encoding="utf-8")
-    testset = tmp_path / "testset.jsonl"
-    testset.write_text("".join(json.dumps(r) + "\n" for r in case_records()), encoding="utf-8")
-    return docs, testset
+def inputs(bench_inputs):
+    return bench_inputs
 
 
 def run(*argv):
@@ -230,6 +224,6 @@ def test_the_report_never_overwrites_an_input(inputs, tmp_path):
     kept = out / "my_testset.jsonl"  # a test set beside the report files is fine
     kept.write_text(testset.read_text())
     code, _, stderr = run("bench", "--documents", str(docs), "--testset", str(kept), "--chunking", "32:8",
-                          "--retriever", "bm25", "--skip-e2e", "--output", str(out))
-    assert code == 0, stderr
+                          "--retriever", "bm25", "--skip-e2e", "--output", str(out), "--force")
+    assert code == 0, stderr  # report.json is there already: replacing it takes --force
     assert kept.read_text() == testset.read_text()

@@ -125,3 +125,11 @@ def test_malformed_files_name_the_line(tmp_path, files):
     assert code == 2 and "is an input file" in err and "unanswered" in open(files[1], encoding="utf-8").read()
     code, _, err = run("--predictions", str(tmp_path / "missing.jsonl"), "--references", files[1])
     assert code == 2 and "predictions file not found" in err
+
+
+def test_the_embedding_cache_may_not_be_an_input_or_the_output(files, tmp_path):
+    for cache, message in ((files[1], "--cache {} is an input file"), (tmp_path / "r.json", "--output and --cache both name")):
+        code, _, err = run("--predictions", files[0], "--references", files[1], "-m", "em", "--output",
+                           str(tmp_path / "r.json"), "--cache", str(cache))
+        assert code == 2 and message.format(cache) in err and err.count("\n") == 1
+    assert not (tmp_path / "r.json").exists() and json.loads(open(files[1], encoding="utf-8").readline())["query_id"] == "q1"

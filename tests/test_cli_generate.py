@@ -10,6 +10,8 @@ import pytest
 pytest.importorskip("openai")
 pytest.importorskip("llama_index.core")
 
+from cli_support import write_files
+
 from rag_eval_adapters.cli import main
 
 NOTES = {
@@ -22,11 +24,7 @@ NOTES = {
 
 
 def write_folder(tmp_path):
-    root = tmp_path / "corpus"
-    for name, text in NOTES.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
-    return root
+    return write_files(tmp_path / "corpus", NOTES)
 
 
 def cli(*argv, env_key=None):
@@ -119,3 +117,45 @@ def test_corpus_errors_name_the_line_and_the_key_is_required(openai_server, tmp_
     code, _, stderr = cli("generate", "--corpus", str(write_folder(tmp_path)), "--llm-model", "gpt-4o-mini",
                           "--output", str(tmp_path / "o.jsonl"))
     assert code == 2 and "no API key: set OPENAI_API_KEY" in stderr
+
+
+def test_nothing_generated_is_an_error_and_failed_calls_are_said(openai_server, tmp_path, monkeypatch):
+    from openai_server import fail
+
+    monkeypatch.setenv("FAKE_KEY", openai_server.api_key)
+    corpus = write_folder(tmp_path)
+    openai_server.queue(*[fail(500, retry_after="0")] * 15)  # the server is down: 3 tasks x 5 attempts
+    code, stdout, stderr = cli(*base(openai_server, corpus, "--samples", "3", "--types", "literal",
+                                     "--output", str(tmp_path / "down.jsonl")))
+    assert code == 2 and stderr.startswith("rag-eval: error: no test case was generated") and stderr.count("\n") == 1
+    assert "requested: 3, generated: 0, call_failed: 3; failed model calls: 3" in stderr
+    assert json.loads(stdout)["dropped"] == {"call_failed": 3}
+    openai_server.queue(*[fail(500, retry_after="0")] * 5)  # one task of four fails, the others answer
+    code, stdout, stderr = cli(*base(openai_server, corpus, "--samples", "4", "--max-concurrency", "1",
+                                     "--output", str(tmp_path / "partly.jsonl")))
+    assert code == 0 and json.loads(stdout)["failed_calls"] == 1
+    assert stderr == ("rag-eval: warning: 1 model call(s) failed after their retries; 1 of 4 requested cases were "
+                      "dropped as call_failed (re-run with the same --output to ask for them again)\n")
+
+
+def test_the_cache_may_not_be_an_input_or_an_output(openai_server, tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_KEY", openai_server.api_key)
+    corpus, out = tmp_path / "chunks.jsonl", tmp_path / "t.jsonl"
+    corpus.write_text(json.dumps({"chunk_id": "c", "text": "Water boils at 100 degrees at sea level."}) + "\n",
+                      encoding="utf-8")
+    for cache, message in ((out, "--output and --cache both name"), (corpus, "--cache {} is an input file")):
+        code, _, stderr = cli(*base(openai_server, corpus, "--samples", "1", "--output", str(out), "--cache", str(cache)))
+        assert code == 2 and message.format(cache) in stderr and openai_server.requests == []
+    assert not out.exists() and corpus.read_text(encoding="utf-8").count("\n") == 1
+
+
+def test_the_api_refuses_a_cache_that_is_the_output_or_its_journal(openai_server, tmp_path):
+    from rag_eval_adapters.testsets import OpenAICompatibleLLM, generate_testset
+
+    llm = OpenAICompatibleLLM("gpt-4o-mini", base_url=openai_server.base_url, api_key=openai_server.api_key)
+    chunks = [{"chunk_id": "c", "text": "Water boils at 100 degrees at sea level."}]
+    out = tmp_path / "t.jsonl"
+    for cache, what in ((out, "is the output;"), (tmp_path / "t.jsonl.progress", "is the output's journal")):
+        with pytest.raises(ValueError, match=what):
+            generate_testset(chunks, llm, samples=1, min_chunk_chars=1, cache=cache, output=out)
+    assert openai_server.requests == [] and not out.exists()

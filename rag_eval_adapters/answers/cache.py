@@ -27,6 +27,9 @@ class CachedEmbedder:
     cache : cache object, path or None
         A :class:`~rag_eval_adapters.modelcalls.CallCache`, a path to an SQLite file, or None for a new
         in-memory cache.
+    batch_size : int
+        Missing texts are embedded ``batch_size`` at a time and each batch is written to the cache as soon as
+        it is computed, so an interrupted run (Ctrl-C) keeps every vector it finished.
 
     Attributes
     ----------
@@ -34,7 +37,11 @@ class CachedEmbedder:
         Vectors served from the cache and vectors computed, since construction.
     """
 
-    def __init__(self, embedder: Embedder, cache: CallCache | str | os.PathLike | None = None) -> None:
+    def __init__(self, embedder: Embedder, cache: CallCache | str | os.PathLike | None = None, *,
+                 batch_size: int = 64) -> None:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        self.batch_size = batch_size
         if not isinstance(embedder, Embedder):
             raise TypeError(f"embedder must have embed_queries and embed_passages, got {type(embedder).__name__}")
         name = getattr(embedder, "name", None)
@@ -47,17 +54,27 @@ class CachedEmbedder:
         self.hits = 0
         self.misses = 0
 
+    def _key(self, text: str, side: str) -> str:
+        return cache_key(self.name, {"side": side, "text": text})
+
+    def count_missing(self, texts: Sequence[str], side: str = "passage") -> int:
+        """How many distinct ``texts`` are not in the cache yet for ``side`` (``"query"`` or ``"passage"``):
+        the vectors embedding them would compute."""
+        keys = list(dict.fromkeys(self._key(t, side) for t in texts))
+        return len(keys) - len(lookup_quietly(self.cache, keys, finite_vector()))
+
     def _embed(self, texts: Sequence[str], side: str) -> list[list[float]]:
         texts = list(texts)
-        keys = [cache_key(self.name, {"side": side, "text": t}) for t in texts]
+        keys = [self._key(t, side) for t in texts]
         found = lookup_quietly(self.cache, keys, finite_vector())
         todo = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=False) if k not in found))
         self.hits += sum(1 for k in keys if k in found)
-        if todo:
-            method = self.embedder.embed_queries if side == "query" else self.embedder.embed_passages
-            matrix = as_matrix(method(todo), len(todo), f"{type(self.embedder).__name__}.{method.__name__}")
-            new = {cache_key(self.name, {"side": side, "text": t}): row.tolist() for t, row in zip(todo, matrix, strict=False)}
-            self.misses += len(todo)
+        method = self.embedder.embed_queries if side == "query" else self.embedder.embed_passages
+        for i in range(0, len(todo), self.batch_size):  # each batch is stored as soon as it is paid for
+            batch = todo[i:i + self.batch_size]
+            matrix = as_matrix(method(batch), len(batch), f"{type(self.embedder).__name__}.{method.__name__}")
+            new = {self._key(t, side): row.tolist() for t, row in zip(batch, matrix, strict=False)}
+            self.misses += len(batch)
             store_quietly(self.cache, new)
             found.update(new)
         return [found[k] for k in keys]

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..modelcalls.embedding import Embedder
+from ..modelcalls.embedding import Embedder, PrefixedEmbedder
 from ..validation import check_count
 
 __all__ = ["Embedder", "CallableEmbedder", "E5Embedder", "as_matrix"]
@@ -33,7 +33,7 @@ def as_matrix(vectors: Any, count: int, who: str) -> np.ndarray:
     return matrix
 
 
-class CallableEmbedder:
+class CallableEmbedder(PrefixedEmbedder):
     """An embedder from a plain function ``fn(list_of_texts) -> list_of_vectors``.
 
     Parameters
@@ -62,22 +62,14 @@ class CallableEmbedder:
     ) -> None:
         if not callable(fn):
             raise TypeError(f"fn must be a callable taking a list of texts, got {type(fn).__name__}")
-        for field, value in (("query_prefix", query_prefix), ("passage_prefix", passage_prefix)):
-            if not isinstance(value, str):
-                raise TypeError(f"{field} must be a string, got {value!r}")
+        super().__init__(query_prefix, passage_prefix)
         self.fn = fn
-        self.query_prefix = query_prefix
-        self.passage_prefix = passage_prefix
         base = name or f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', type(fn).__name__)}"
         self.name = f"{base}|{query_prefix}|{passage_prefix}" if name is None else name
 
-    def embed_queries(self, texts: Sequence[str]) -> Any:
-        """``fn`` on the texts, each with ``query_prefix``."""
-        return self.fn([self.query_prefix + t for t in texts])
-
-    def embed_passages(self, texts: Sequence[str]) -> Any:
-        """``fn`` on the texts, each with ``passage_prefix``."""
-        return self.fn([self.passage_prefix + t for t in texts])
+    def embed_texts(self, texts: list[str]) -> Any:
+        """``fn`` on the texts (prefixes applied by ``embed_queries`` / ``embed_passages``)."""
+        return self.fn(texts)
 
     def __repr__(self) -> str:
         return f"CallableEmbedder(fn={self.fn!r}, query_prefix={self.query_prefix!r}, passage_prefix={self.passage_prefix!r})"

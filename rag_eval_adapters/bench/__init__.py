@@ -22,7 +22,8 @@ _EXPORTS = {  # public name -> its module; loaded on first use, so the name tabl
                     ".components"),
     **dict.fromkeys(("CachedEmbedder", "E5Scorer", "default_embedder"), ".embedding"),
     "reciprocal_rank_fusion": ".fusion",
-    **dict.fromkeys(("Case", "Document", "Span", "cases_from_records", "load_cases", "load_documents"), ".inputs"),
+    **dict.fromkeys(("Case", "Document", "Span", "cases_from_records", "load_cases", "load_documents",
+                     "read_document_folder"), ".inputs"),
     **dict.fromkeys(("EVAL_MODES", "BenchResult", "BenchSettings", "run_bench"), ".pipeline"),
     **dict.fromkeys(("build_qrels", "judge_case", "span_grades"), ".relevance"),
     **dict.fromkeys(("BM25Retriever", "DenseRetriever", "HybridRetriever", "Retriever"), ".retrievers"),
@@ -31,7 +32,7 @@ _EXPORTS = {  # public name -> its module; loaded on first use, so the name tabl
 
 __all__ = [
     "run_bench", "BenchSettings", "BenchResult", "ConfigResult", "EVAL_MODES", "METRIC_DEFINITIONS",
-    "Document", "Case", "Span", "load_documents", "load_cases", "cases_from_records",
+    "Document", "Case", "Span", "load_documents", "load_cases", "cases_from_records", "read_document_folder",
     "Chunk", "Chunking", "FunctionChunking", "sentence_chunking", "parse_chunking",
     "span_grades", "judge_case", "build_qrels",
     "Retriever", "BM25Retriever", "DenseRetriever", "HybridRetriever", "reciprocal_rank_fusion",

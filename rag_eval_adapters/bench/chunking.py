@@ -8,8 +8,9 @@ benchmark judge relevance by evidence spans under any chunking. :func:`sentence_
 (:func:`rag_eval_adapters.langchain.chunking.text_splitter_chunking`) works too: they give each chunk's text
 and offset, and :class:`PieceChunking` turns that into chunks.
 
-Chunk ids are ``"{doc_id}#{chunking}#{index}"``: they name the chunking, so ids of one chunking are never
-mistaken for chunks of another.
+Chunk ids are ``"{doc_id}#{chunking}#{index}"`` (white space and ``%`` percent-encoded, so an id is one
+TREC field): they name the chunking, so ids of one chunking are never mistaken for chunks of another, and
+distinct documents never share one.
 """
 
 from __future__ import annotations
@@ -48,24 +49,49 @@ class Chunking(Protocol):
     def split(self, documents: Sequence[Document]) -> list[Chunk]: ...
 
 
+def _percent(match: re.Match) -> str:
+    return "".join(f"%{byte:02X}" for byte in match.group().encode("utf-8"))
+
+
 def chunk_id(doc_id: str, chunking: str, index: int) -> str:
-    """The id of the ``index``-th chunk of ``doc_id`` under ``chunking`` (white space replaced by ``_``)."""
-    return re.sub(r"\s", "_", f"{doc_id}#{chunking}#{index}")
+    """The id of the ``index``-th chunk of ``doc_id`` under ``chunking``: ``"{doc_id}#{chunking}#{index}"`` with
+    every white-space character and ``%`` percent-encoded (``"a b.txt"`` -> ``"a%20b.txt#s256o32#0"``), so the
+    id is one field of a TREC line, decodes back (``urllib.parse.unquote``) and never equals the id of a chunk
+    of another document (``"a_b.txt"`` keeps its own ids)."""
+    return re.sub(r"[\s%]", _percent, f"{doc_id}#{chunking}#{index}")
+
+
+def _find_after(text: str, piece: str, prev_start: int, prev_end: int) -> int:
+    """Where ``piece`` starts in ``text``: the first place after the previous chunk's start that reaches past
+    its end (the next chunk, overlap allowed); else the first after its start; else the first anywhere."""
+    first_after = -1
+    found = text.find(piece, prev_start + 1) if prev_end else text.find(piece)
+    while found >= 0:
+        if found + len(piece) > prev_end:
+            return found
+        if first_after < 0:
+            first_after = found
+        found = text.find(piece, found + 1)
+    if first_after >= 0:
+        return first_after
+    found = text.find(piece, prev_start)
+    return found if found >= 0 else text.find(piece)
 
 
 def locate_chunks(document: Document, chunking: str, pieces: Sequence[tuple[str, int | None]]) -> list[Chunk]:
     """Chunks from ``(text, start or None)`` pieces of one document, finding missing offsets in its text.
 
-    A piece whose offset is unknown is searched for from the previous piece's start onwards; a piece not
-    found verbatim in the document raises ``ValueError`` (its relevance could not be judged by spans).
+    A piece whose offset is unknown is located after the previous chunk: at the first place after the previous
+    chunk's start where it reaches past the previous chunk's end (so overlapping chunks are found, and
+    identical consecutive pieces, such as a repeated paragraph, get one copy each, in order); failing that, the
+    first place after the previous start, then anywhere. A piece not found verbatim in the document raises
+    ``ValueError`` (its relevance could not be judged by spans).
     """
     chunks: list[Chunk] = []
-    cursor = 0
+    prev_start, prev_end = 0, 0
     for index, (text, start) in enumerate(pieces):
         if start is None or document.text[start:start + len(text)] != text:
-            found = document.text.find(text, cursor)
-            if found < 0:
-                found = document.text.find(text)
+            found = _find_after(document.text, text, prev_start, prev_end)
             if found < 0:
                 raise ValueError(
                     f"chunking {chunking!r}: chunk {index} of document {document.doc_id!r} is not a verbatim "
@@ -74,7 +100,7 @@ def locate_chunks(document: Document, chunking: str, pieces: Sequence[tuple[str,
             start = found
         chunks.append(Chunk(chunk_id(document.doc_id, chunking, index), document.doc_id, text, start,
                             start + len(text)))
-        cursor = start
+        prev_start, prev_end = start, start + len(text)
     return chunks
 
 

@@ -6,7 +6,7 @@ from typing import Any, TextIO
 
 from .scoring import headline_metric
 
-__all__ = ["print_summary", "summary_columns", "LEGEND"]
+__all__ = ["print_summary", "summary_columns", "LEGEND", "ANSWER_LEGEND"]
 
 
 def summary_columns(result: Any) -> list[tuple[str, str]]:
@@ -23,8 +23,10 @@ def summary_columns(result: Any) -> list[tuple[str, str]]:
 
 
 LEGEND = ("hit rate and MRR: binary, relevant = the chunk overlaps an evidence span (hit rate is what seed "
-          "benchmarks call \"Recall@k\"); nDCG: graded, linear gain = % of the evidence span the chunk covers; "
-          "answers: token F1 and E5 cosine similarity against the reference answer.")
+          "benchmarks call \"Recall@k\"); nDCG: graded, linear gain = % of the evidence span the chunk covers.")
+"""The legend under the table; :data:`ANSWER_LEGEND` follows it when answers were scored."""
+
+ANSWER_LEGEND = " Answers: token F1 and E5 cosine similarity against the reference answer."
 
 
 def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
@@ -49,7 +51,7 @@ def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
             row += [f"{r.answers.mean[m]:.3f}" if r.answers is not None else "-" for m in ("token_f1", "semantic_similarity")]
         table.add_row(*row)
     console.print(table)
-    console.print(Text(LEGEND, style="dim"))
+    console.print(Text(LEGEND + (ANSWER_LEGEND if answers else ""), style="dim"))
     console.print(Text("In plain words:", style="bold"))
     for line in result.verdict:
         console.print(Text(f"- {line}"), soft_wrap=False)

@@ -56,6 +56,10 @@ class CachedEmbedder:
         """Vectors served from the cache."""
         return self._cached.hits
 
+    def count_missing(self, texts: Sequence[str], side: str = "passage") -> int:
+        """Distinct ``texts`` whose ``side`` (``"query"`` or ``"passage"``) vector is not cached yet."""
+        return self._cached.count_missing(texts, side)
+
     def _matrix(self, rows: Any) -> np.ndarray:
         return np.asarray(rows, dtype=np.float32).reshape(len(rows), -1) if len(rows) else np.zeros((0, 1), np.float32)
 

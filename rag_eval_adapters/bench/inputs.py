@@ -1,7 +1,8 @@
 """The benchmark's inputs: documents (not yet chunked) and test cases, read and checked.
 
 Documents come from a JSONL file (one ``{"doc_id" | "id", "text"}`` object a line) or a folder of
-``.txt`` / ``.md`` files (the file's path relative to the folder is its id). Test cases are
+``.txt``, ``.md``, ``.rst`` and ``.html`` files (more formats through LlamaIndex's file readers when installed;
+the file's path relative to the folder is its id; see :mod:`rag_eval_adapters.textfiles`). Test cases are
 :class:`~rag_eval_adapters.testsets.TestCase` objects, read by :func:`~rag_eval_adapters.testsets.read_testset`
 from a test-set JSONL (as ``rag-eval generate`` writes it, or written by hand), a ``TestSet`` or records; their
 relevance is evidence spans (the best: they survive any re-chunking), evidence texts, or chunk ids.
@@ -12,15 +13,18 @@ Every malformed line is a ``ValueError`` naming the file, the line number and th
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
 from ..jsonl import read_jsonl_objects
 from ..testsets import QUESTION_TYPES, EvidenceSpan, TestCase, read_testset
+from ..textfiles import FolderRead, read_folder
 
-__all__ = ["Document", "Span", "Case", "load_documents", "load_cases", "cases_from_records", "sha256_text"]
+__all__ = ["Document", "Span", "Case", "load_documents", "load_cases", "cases_from_records", "sha256_text",
+           "check_output_location", "document_readers", "read_document_folder"]
 
 QUERY_TYPES = QUESTION_TYPES  # the old name; the types are defined once, in testsets
 Span = EvidenceSpan  # the old name of a piece of evidence: characters [start, end) of document doc_id
@@ -47,7 +51,8 @@ class Document:
 
 
 def load_documents(source: PathLike | Iterable[Any]) -> list[Document]:
-    """Documents from a JSONL file, a folder of ``.txt``/``.md`` files, or an iterable of records.
+    """Documents from a JSONL file, a folder of text files (see :func:`read_document_folder`), or an iterable
+    of records.
 
     Records are :class:`Document` objects or mappings with ``doc_id`` (or ``id``) and ``text``.
     Raises ``ValueError`` on a missing or duplicate id, an empty text, or a malformed line.
@@ -72,13 +77,47 @@ def load_documents(source: PathLike | Iterable[Any]) -> list[Document]:
     return docs
 
 
+def check_output_location(documents: Any, output_dir: Any) -> None:
+    """Refuse (``ValueError``) a report folder inside (or equal to) a documents folder: a second run would
+    read the first run's ``report.md`` and ``report.txt`` as documents."""
+    if output_dir is None or not isinstance(documents, (str, Path)) or not Path(documents).is_dir():
+        return
+    folder, out = Path(documents).resolve(), Path(output_dir).resolve()
+    if out == folder or folder in out.parents:
+        raise ValueError(f"the report folder {output_dir} is inside the documents folder {documents}: a later run "
+                         "would read the reports as documents; write the report elsewhere")
+
+
+def document_readers() -> dict[str, Callable[[Path], str]]:
+    """Readers of further document formats (PDF, Word, ...) by suffix: LlamaIndex's file readers when
+    ``llama-index-readers-file`` is installed, else none (LlamaIndex itself is imported only then)."""
+    try:
+        if find_spec("llama_index.readers.file") is None:
+            return {}
+    except (ImportError, ValueError):
+        return {}
+    from ..llamaindex.file_readers import file_readers
+
+    return file_readers()
+
+
+def read_document_folder(path: PathLike) -> FolderRead:
+    """The documents of a folder (:func:`~rag_eval_adapters.textfiles.read_folder` with
+    :func:`document_readers`) and the files skipped, by reason."""
+    return read_folder(path, document_readers())
+
+
 def _folder_documents(path: Path) -> list[Document]:
-    docs = []
-    for file in sorted(p for p in path.rglob("*") if p.suffix.lower() in (".txt", ".md") and p.is_file()):
-        text = file.read_text(encoding="utf-8")
-        if text.strip():
-            docs.append(Document(file.relative_to(path).as_posix(), text))
-    return docs
+    """The folder's documents; a text file that is not UTF-8 is refused with its name (a benchmark never runs on
+    part of its corpus without saying so; other skipped files are reported by the caller)."""
+    folder = read_document_folder(path)
+    for name in folder.skipped.get("not_utf8", []):
+        try:
+            (path / name).read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"document {path / name}: not UTF-8 text ({exc.reason} at byte {exc.start}, "
+                             f"{exc.object[exc.start:exc.start + 1]!r}); save it as UTF-8") from None
+    return [Document(doc_id, text) for doc_id, text in folder.documents.items()]
 
 
 def _document(row: Any, where: str) -> Document:

@@ -6,8 +6,9 @@
 from __future__ import annotations
 
 import os
+import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,11 +21,12 @@ from .answering import ExtractiveAnswerer
 from .chunking import Chunk, as_chunking
 from .components import DEFAULT_RERANKERS, DEFAULT_RETRIEVERS, needs_embedder
 from .embedding import CachedEmbedder, default_embedder
-from .inputs import Document, check_spans, load_documents
+from .inputs import Document, check_output_location, check_spans, load_documents
 from .relevance import build_qrels
 from .rerank_step import rerank_hits, resolve_reranker
 from .retrievers import resolve_retriever
 from .scoring import ConfigResult, score_config
+from .workload import embed_shared, plan_line
 
 __all__ = ["BenchSettings", "BenchResult", "run_bench", "EVAL_MODES"]
 
@@ -104,6 +106,11 @@ def _inputs(documents: Any, testset: Any, eval_mode: str) -> tuple[list[Document
     else:
         origin = "TestSet" if isinstance(testset, TestSet) else "records"
     check_spans(cases, docs)
+    for case in cases:
+        if re.search(r"\s", case.query_id) or not case.query_id:
+            where = f"line {case.line}: " if case.line else ""
+            raise ValueError(f"{where}query id {case.query_id!r} is empty or holds white space, which a TREC run or "
+                             "qrels line cannot hold (it would split the line into more fields); rename the query")
     kept = [c for c in cases if c.query_type in EVAL_MODES[eval_mode]]
     if not kept:
         raise ValueError(f"--eval-mode {eval_mode}: the test set has no {' or '.join(EVAL_MODES[eval_mode])} "
@@ -112,6 +119,7 @@ def _inputs(documents: Any, testset: Any, eval_mode: str) -> tuple[list[Document
 
 
 def _run_retriever(retriever: Any, chunks: list[Chunk], cases: list[TestCase], depth: int, show: bool):
+    """``({query_id: hits}, seconds)``: index the chunks and search every question, 32 at a time."""
     start = time.perf_counter()
     index = retriever.index(chunks)
     hits: list = []
@@ -123,7 +131,8 @@ def _run_retriever(retriever: Any, chunks: list[Chunk], cases: list[TestCase], d
 
 
 def _configs_for_chunking(name: str, chunks: list[Chunk], cases: list[TestCase], qrels: dict, retrievers: list,
-                          rerankers: list, settings: BenchSettings, show: bool) -> list[ConfigResult]:
+                          rerankers: list, settings: BenchSettings, show: bool,
+                          say: Callable[[str], None]) -> list[ConfigResult]:
     results = []
     texts = {c.chunk_id: c.text for c in chunks}
     depth = max(max(settings.ks), settings.candidates if rerankers else 0)
@@ -133,6 +142,8 @@ def _configs_for_chunking(name: str, chunks: list[Chunk], cases: list[TestCase],
         overall, by_type = score_config(qrels, top, cases, settings.ks)
         results.append(ConfigResult(f"{name}/{retriever.name}", name, retriever.name, None, top, overall,
                                     by_type, seconds))
+        if not show:
+            say(f"{results[-1].name}: retrieved for {len(cases)} questions in {seconds:.1f} s")
         for scorer, label in rerankers:
             start = time.perf_counter()
             queries = {c.query_id: c.query for c in cases}
@@ -141,11 +152,13 @@ def _configs_for_chunking(name: str, chunks: list[Chunk], cases: list[TestCase],
             overall, by_type = score_config(qrels, reranked, cases, settings.ks)
             results.append(ConfigResult(f"{name}/{retriever.name}+{label}", name, retriever.name, label,
                                         reranked, overall, by_type, seconds + time.perf_counter() - start))
+            if not show:
+                say(f"{results[-1].name}: reranked in {time.perf_counter() - start:.1f} s")
     return results
 
 
 def _answer_all(results: list[ConfigResult], cases: list[TestCase], chunks: dict[str, list[Chunk]], answerer: Any,
-                embedder: Any, settings: BenchSettings, show: bool) -> None:
+                embedder: Any, settings: BenchSettings, show: bool, say: Callable[[str], None]) -> None:
     """Answer the first ``e2e_limit`` questions (that have a reference answer) in every configuration."""
     from .answer_scores import score_answers
 
@@ -173,6 +186,8 @@ def _answer_all(results: list[ConfigResult], cases: list[TestCase], chunks: dict
                    for c, p in answered]
         result.answers = score_answers(records, embedder) if records else None
         result.answer_errors = errors
+        if not show:
+            say(f"{result.name}: answered {len(answered)} of {len(chosen)} questions")
 
 
 def run_bench(
@@ -188,6 +203,7 @@ def run_bench(
     output_dir: str | os.PathLike | None = None,
     cache_dir: str | os.PathLike | None = None,
     show_progress: bool = False,
+    log: Callable[[str], None] | None = None,
 ) -> BenchResult:
     """Benchmark every chunking x retriever (x reranker) on a test set; write the report folder.
 
@@ -214,44 +230,81 @@ def run_bench(
         Embedder, or a LlamaIndex / LangChain embedding model) and the folder of its vector cache (default
         ``output_dir/.cache``).
     output_dir : path, optional
-        Where ``report.json``, ``report.md``, ``report.txt``, charts, runs and qrels are written.
+        Where ``report.json``, ``report.md``, ``report.txt``, charts, runs and qrels are written; not inside a
+        documents folder (``ValueError``: a second run would read the reports as documents).
+    show_progress : bool
+        Progress bars (on a terminal).
+    log : callable, optional
+        Called with plain progress lines: the plan up front (texts to embed, how many are cached, scorer and
+        answer calls) and, when no bar is shown, one line a step.
+
+    Timings: work shared by configurations (embedding every chunk and question for the dense retrievers) is
+    timed once, in ``timings["shared_s"]``; ``per_configuration_s`` holds each configuration's own work.
     """
     settings = settings or BenchSettings()
+    say = log or (lambda line: None)
     clock = {"start": time.perf_counter()}
+    check_output_location(documents, output_dir)
     docs, cases, origin = _inputs(documents, testset, settings.eval_mode)
+    chunkers = [as_chunking(c) for c in chunkings]  # a bad chunking is refused before any folder is made
+    _unique([c.name for c in chunkers], "chunking")
     e2e = bool(settings.e2e_limit) and answerer is not None and any(c.answer for c in cases)
     rerank_specs = list(rerankers)
     cache_dir = cache_dir or (Path(output_dir) / ".cache" if output_dir else None)
     vectors = None
     if embedder is not None or e2e or needs_embedder(retrievers, rerank_specs):
         vectors = CachedEmbedder(default_embedder() if embedder is None else resolve_embedder(embedder), cache_dir)
-    chunkers = [as_chunking(c) for c in chunkings]
     retriever_objs = [resolve_retriever(r, vectors, settings.candidates) for r in retrievers]
     scorers = [(resolve_reranker(r, vectors), r if isinstance(r, str) else getattr(r, "name", "rerank"))
                for r in rerank_specs]
-    _unique([c.name for c in chunkers], "chunking")
     _unique([r.name for r in retriever_objs], "retriever")
     chunks, qrels, unjudged, results = {}, {}, {}, []
     for chunker in _progress(chunkers, "chunkings", len(chunkers), show_progress):
-        chunks[chunker.name] = chunker.split(docs)
+        chunks[chunker.name] = _distinct_ids(chunker.split(docs), chunker.name)
         qrels[chunker.name], unjudged[chunker.name] = build_qrels(cases, chunks[chunker.name], chunker.name)
         if not qrels[chunker.name]:
             raise ValueError(f"chunking {chunker.name!r}: no test case has a relevant chunk; check the evidence")
-        results += _configs_for_chunking(chunker.name, chunks[chunker.name], cases, qrels[chunker.name],
-                                         retriever_objs, scorers, settings, show_progress)
-    clock["retrieval"] = time.perf_counter()
+    dense = vectors is not None and needs_embedder(retrievers, ())
     chosen = None
     if e2e:
         chosen = ExtractiveAnswerer(vectors) if answerer == "extractive" else answerer
-        _answer_all(results, cases, chunks, chosen, vectors, settings, show_progress)
+    n_answers = len([c for c in cases if c.answer][: settings.e2e_limit]) if e2e else 0
+    say(plan_line(chunks, cases, configurations=len(chunks) * len(retriever_objs) * (1 + len(scorers)),
+                  retrieval_configurations=len(chunks) * len(retriever_objs), rerankers=len(scorers), dense=dense,
+                  vectors=vectors, answers=n_answers, answerer=getattr(chosen, "name", None)))
+    shared = embed_shared(vectors, chunks, cases, say, show_progress) if dense else {}
+    for name, found in chunks.items():
+        results += _configs_for_chunking(name, found, cases, qrels[name], retriever_objs, scorers, settings,
+                                         show_progress, say)
+    clock["retrieval"] = time.perf_counter()
+    if e2e:
+        _answer_all(results, cases, chunks, chosen, vectors, settings, show_progress, say)
     clock["answers"] = time.perf_counter()
     result = BenchResult(results, cases, docs, chunks, qrels, unjudged, settings, output_dir=None)
     _finish(result, clock, origin, documents, testset, scorers, chosen, vectors)
+    result.timings["shared_s"] = {label: round(seconds, 3) for label, seconds in shared.items()}
     if output_dir is not None:
         from .report_files import write_report
 
+        say(f"writing the report to {output_dir}")
         write_report(result, Path(output_dir))
     return result
+
+
+def _distinct_ids(chunks: list[Chunk], chunking: str) -> list[Chunk]:
+    """``chunks``, refused (``ValueError``) when two share an id or an id holds white space (TREC files would
+    merge them, or split the line)."""
+    seen: dict[str, Chunk] = {}
+    for chunk in chunks:
+        if re.search(r"\s", chunk.chunk_id) or not chunk.chunk_id:
+            raise ValueError(f"chunking {chunking!r}: chunk id {chunk.chunk_id!r} is empty or holds white space, "
+                             "which a TREC line cannot hold")
+        if chunk.chunk_id in seen:
+            first = seen[chunk.chunk_id]
+            raise ValueError(f"chunking {chunking!r}: two chunks share the id {chunk.chunk_id!r} (documents "
+                             f"{first.doc_id!r} and {chunk.doc_id!r}); every chunk needs its own id")
+        seen[chunk.chunk_id] = chunk
+    return chunks
 
 
 def _unique(names: list[str], what: str) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from .inputs import sha256_text
+from .inputs import read_document_folder, sha256_text
 
 __all__ = ["provenance", "usage_of"]
 
@@ -28,12 +28,15 @@ def provenance(result: Any, documents: Any, testset: Any, origin: str) -> dict[s
     combined = hashlib.sha256("\n".join(f"{k}\t{v}" for k, v in sorted(per_doc.items())).encode()).hexdigest()
     testset_hash = _file_hash(Path(testset)) if isinstance(testset, (str, Path)) else \
         sha256_text("\n".join(repr(c) for c in result.cases))
+    docs_entry: dict[str, Any] = {"source": str(documents) if isinstance(documents, (str, Path)) else "records",
+                                  "count": len(result.documents), "sha256": combined, "per_document_sha256": per_doc}
+    if isinstance(documents, (str, Path)) and Path(documents).is_dir():  # the files not read, by reason
+        docs_entry["skipped"] = read_document_folder(documents).skipped
     return {
         "package": "rag-eval-adapters",
         "version": __version__,
         "python": platform.python_version(),
-        "documents": {"source": str(documents) if isinstance(documents, (str, Path)) else "records",
-                      "count": len(result.documents), "sha256": combined, "per_document_sha256": per_doc},
+        "documents": docs_entry,
         "testset": {"source": origin, "sha256": testset_hash, "cases": len(result.cases)},
         "settings": dataclasses.asdict(result.settings),
         "chunkings": {name: len(chunks) for name, chunks in result.chunks.items()},

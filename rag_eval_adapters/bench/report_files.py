@@ -115,7 +115,9 @@ def _finite(value: Any) -> Any:
 
 
 def write_report(bench: Any, out: Path) -> list[Path]:
-    """Write the report folder ``out`` (created if needed); returns the files written."""
+    """Write the report folder ``out`` (created if needed); returns the files written. Files an earlier report
+    left in ``runs/``, ``qrels/`` and ``charts/`` that this run did not write are removed (no stale run is
+    left beside the new ones)."""
     from .charts import plot_by_type, plot_vs_k
 
     for sub in ("runs", "qrels", "charts"):
@@ -133,5 +135,10 @@ def write_report(bench: Any, out: Path) -> list[Path]:
     (out / "report.md").write_text(render_markdown(data), encoding="utf-8")
     (out / "report.txt").write_text(render_text(data), encoding="utf-8")
     files = [out / "report.json", out / "report.md", out / "report.txt"] + files
+    written = set(files)
+    for sub in ("runs", "qrels", "charts"):  # an earlier report's files that this run did not write
+        for stale in (out / sub).iterdir():
+            if stale.is_file() and stale not in written:
+                stale.unlink()
     bench.files, bench.output_dir = files, out
     return files

@@ -126,17 +126,18 @@ def _intro(data: dict) -> list[str]:
 
 
 def render_markdown(data: dict) -> str:
-    """The report as Markdown."""
-    def esc(cell: str) -> str:
-        return str(cell).replace("|", "\\|").replace("\n", " ")
+    """The report as Markdown: every cell, verdict line, note and title escaped
+    (:func:`rag_eval_adapters.reports.escape_markdown`), so texts, questions and ids are shown as written and
+    never become links, images or HTML."""
+    from ..reports import escape_markdown as esc
 
-    lines = ["# rag-eval bench report", "", *_intro(data), "", "## Verdict", ""]
-    lines += [f"- {v}" for v in data["verdict"]] + [""]
+    lines = ["# rag-eval bench report", "", *map(esc, _intro(data)), "", "## Verdict", ""]
+    lines += [f"- {esc(v)}" for v in data["verdict"]] + [""]
     for title, header, rows, notes in sections(data):
-        lines += [f"## {title}", "", "| " + " | ".join(map(esc, header)) + " |",
+        lines += [f"## {esc(title)}", "", "| " + " | ".join(map(esc, header)) + " |",
                   "|" + "|".join("---" for _ in header) + "|"]
         lines += ["| " + " | ".join(map(esc, r)) + " |" for r in rows]
-        lines += [""] + [f"- {n}" for n in notes] + ([""] if notes else [])
+        lines += [""] + [f"- {esc(n)}" for n in notes] + ([""] if notes else [])
     return "\n".join(lines) + "\n"
 
 

@@ -124,6 +124,19 @@ def _of_type(report: Report, qtype: str | None) -> Report:
     return Report(report.metrics, [report.query_ids[i] for i in rows], report.values[rows], {}, {})
 
 
+def _beats_last(best: str, ranked: list[tuple[str, float]], pairs: Any, reports: Mapping[str, Report],
+                metric: str) -> str:
+    """``"; it beats the last, X, by ..."``, or, when several tie for last, every one of them with its test."""
+    low = ranked[-1][1]
+    last = [name for name, v in ranked if v == low]
+    if len(last) == 1:
+        diff, how = _versus(best, last[0], pairs, metric, reports)
+        return f"; it beats the last, {last[0]}, by {diff:+.3f} {how}"
+    tests = "; ".join(f"{name} {_versus(best, name, pairs, metric, reports)[1]}" for name in last)
+    return (f"; {len(last)} configurations tie for last at {metric} = {low:.3f} ({', '.join(last)}), and it beats "
+            f"them by {reports[best].mean[metric] - low:+.3f}: {tests}")
+
+
 def verdict(results: Sequence[ConfigResult], metric: str, permutations: int = 2000,
             correction: str = "holm") -> list[str]:
     """A few plain sentences: which configuration wins overall and per query type, by how much, how surely.
@@ -154,7 +167,6 @@ def verdict(results: Sequence[ConfigResult], metric: str, permutations: int = 20
             text = (f"On {label}, {best} wins with {metric} = {value:.3f}, {diff:+.3f} over the runner-up "
                     f"{ranked[1][0]} {how}")
         if len(ranked) > 2 and ranked[-1][1] < value:
-            diff, how = _versus(best, ranked[-1][0], pairs, metric, reports)
-            text += f"; it beats the last, {ranked[-1][0]}, by {diff:+.3f} {how}"
+            text += _beats_last(best, ranked, pairs, reports, metric)
         lines.append(text + ".")
     return lines

@@ -18,7 +18,8 @@ from typing import Any
 from ._errors import CLIError, one_line
 
 STDIN = "-"
-FORMAT_BY_SUFFIX = {".json": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown"}
+FORMAT_BY_SUFFIX = {".json": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".txt": "table",
+                    "": "table"}
 MAX_RESAMPLES = 10_000_000
 MAX_K = 1_000_000_000
 
@@ -70,11 +71,17 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def output_format(fmt: str | None, output: str | None) -> str:
-    """``--format`` when given, else the one of ``--output``'s extension (``.json``, ``.csv``, ``.md``), else table."""
+    """``--format`` when given, else the one of ``--output``'s extension (``.json``, ``.csv``, ``.md``; ``.txt``
+    or none: the text table); any other extension (``out.xlsx``) is refused, never written as a text table."""
     if fmt:
         return fmt
     if output and output != STDIN:
-        return FORMAT_BY_SUFFIX.get(Path(output).suffix.lower(), "table")
+        suffix = Path(output).suffix.lower()
+        if suffix not in FORMAT_BY_SUFFIX:
+            known = ", ".join(s for s in FORMAT_BY_SUFFIX if s)
+            raise CLIError(f"--output {output}: unknown extension {suffix!r}; write {known} (or none, for the "
+                           "text table), or give --format")
+        return FORMAT_BY_SUFFIX[suffix]
     return "table"
 
 

@@ -78,7 +78,7 @@ def cmd_answers(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     inputs = [(args.predictions, "predictions")] + ([(args.references, "references")] if args.references else [])
     inputs += [(args.human_labels, "human labels")] if args.human_labels else []
     check_inputs(inputs)
-    check_outputs([path for path, _ in inputs], output=args.output, plot=args.plot)
+    check_outputs([path for path, _ in inputs], output=args.output, plot=args.plot, cache=args.cache)
     args.format = output_format(args.format, args.output)
     metrics = _metrics(args.metric)
     records, unmatched = _load(args)

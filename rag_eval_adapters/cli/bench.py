@@ -28,7 +28,8 @@ def add_parser(sub: Any) -> None:
                     "retrieval by query type with relevance from evidence spans, answer the first questions, "
                     "and write report.json, report.md, report.txt, charts, TREC runs and qrels.")
     p.add_argument("--documents", required=True, metavar="DIR_OR_JSONL",
-                   help="a folder of .txt/.md files or a JSONL of {doc_id, text}")
+                   help="a folder of .txt, .md, .rst, .html files (more with llama-index-readers-file) or a JSONL "
+                        "of {doc_id, text}; the files read and skipped are counted on stderr")
     p.add_argument("--testset", metavar="FILE", help="test-set JSONL (rag-eval generate, or by hand; gzip allowed, - reads standard input)")
     p.add_argument("--chunking", action="append", metavar="SIZE:OVERLAP",
                    help="a SentenceSplitter chunking in tokens (repeatable; default 256:32 and 512:64)")
@@ -54,7 +55,10 @@ def add_parser(sub: Any) -> None:
                    help="how the p-values of the paired tests are adjusted together (default holm; bh: "
                         "Benjamini-Hochberg)")
     p.add_argument("--cache-dir", metavar="DIR", help="embedding cache (default OUTPUT/.cache)")
-    p.add_argument("--output", "-o", required=True, metavar="DIR", help="report folder")
+    p.add_argument("--output", "-o", required=True, metavar="DIR",
+                   help="report folder (not inside the documents folder; one holding a report needs --force)")
+    p.add_argument("--force", action="store_true",
+                   help="replace the report already in --output (its runs, qrels and charts; the cache is kept)")
     p.set_defaults(func=cmd_bench)
 
 
@@ -82,6 +86,27 @@ def _check_args(args: argparse.Namespace) -> None:
         if path == out or path in written or path.parent.name in ("runs", "qrels", "charts") and path.parent.parent == out:
             raise CLIError(f"--output {args.output} would write over the input {given}; write the report elsewhere")
     check_count(args.permutations, "--permutations", maximum=MAX_RESAMPLES)
+    _check_chunkings_and_output(args)
+
+
+REPORT_FILES = ("report.json", "report.md", "report.txt")
+
+
+def _check_chunkings_and_output(args: argparse.Namespace) -> None:
+    """Chunkings parse, the report folder is outside the documents folder and holds no report (or --force)."""
+    from ..bench import parse_chunking
+    from ..bench.inputs import check_output_location
+
+    try:
+        for spec in args.chunking or ():
+            parse_chunking(spec)
+        check_output_location(args.documents, args.output)
+    except ValueError as exc:
+        raise CLIError(one_line(str(exc))) from None
+    out = Path(args.output)
+    if any((out / name).exists() for name in REPORT_FILES) and not args.force:
+        raise CLIError(f"--output {args.output} already holds a report; give --force to replace it (its cache is "
+                       "kept), or write elsewhere")
 
 
 def _cache_file(args: argparse.Namespace, name: str) -> str:
@@ -119,6 +144,19 @@ def cmd_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from ..modelcalls import CacheError, ModelCallError
 
     _check_args(args)
+    if Path(args.documents).is_dir():  # files not read are never silent: say how many were read and skipped, why
+        from ..bench import read_document_folder
+
+        folder = read_document_folder(args.documents)
+        if folder.skipped:
+            print(f"rag-eval: documents: {folder.describe()}", file=stderr)
+    shown = progress_enabled(stderr)
+    if args.force and any((Path(args.output) / name).exists() for name in REPORT_FILES):
+        print(f"rag-eval: --force: the report in {args.output} will be replaced (its cache is kept)", file=stderr)
+
+    def log(line: str) -> None:
+        print(f"rag-eval: {line}", file=stderr, flush=True)
+
     try:
         if args.generate:
             args.testset = _generate(args, (args.chunking or ["256:32"])[0], stderr)
@@ -128,7 +166,7 @@ def cmd_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         result = run_bench(args.documents, args.testset, chunkings=args.chunking or ["256:32", "512:64"],
                            retrievers=args.retriever or DEFAULT_RETRIEVERS, rerankers=args.rerank or DEFAULT_RERANKERS,
                            settings=settings, answerer=_answerer(args), output_dir=args.output,
-                           cache_dir=args.cache_dir, show_progress=progress_enabled(stderr))
+                           cache_dir=args.cache_dir, show_progress=shown, log=log)
     except (ValueError, TypeError, ModelCallError, CacheError) as exc:
         raise CLIError(one_line(str(exc))) from None
     except OSError as exc:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ._errors import CLIError, one_line
-from ._io import check_count
+from ._io import check_count, check_outputs
 from ._models import add_llm_options, llm_from_args
 from ._progress import progress_enabled
 
@@ -24,7 +24,9 @@ def add_parser(sub: Any) -> None:
     )
     gp.add_argument("--corpus", required=True, metavar="PATH",
                     help="a JSONL of chunks (chunk_id, text[, doc_id, start]) or of documents (doc_id, text), or a "
-                         "folder of .txt/.md files (chunked with LlamaIndex's SentenceSplitter)")
+                         "folder of .txt, .md, .rst, .html files (and .pdf, .docx... with llama-index-readers-file "
+                         "installed), chunked with LlamaIndex's SentenceSplitter; the files read and skipped are "
+                         "counted")
     gp.add_argument("--samples", type=int, default=30, metavar="N", help="cases to generate (default 30)")
     gp.add_argument("--types", default="literal,paraphrase,scenario", metavar="LIST",
                     help="question types, comma-separated (default literal,paraphrase,scenario)")
@@ -35,7 +37,7 @@ def add_parser(sub: Any) -> None:
     gp.add_argument("--chunk-size", type=int, default=512, metavar="TOKENS", help="chunk size for documents (512)")
     gp.add_argument("--chunk-overlap", type=int, default=64, metavar="TOKENS", help="chunk overlap (64)")
     gp.add_argument("--min-chunk-chars", type=int, default=80, metavar="N",
-                    help="skip chunks with fewer non-blank characters (default 80)")
+                    help="skip chunks with fewer non-blank characters, a CJK character counting as 4 (default 80)")
     gp.add_argument("--max-concurrency", type=int, default=8, metavar="N", help="requests in flight (default 8)")
     gp.add_argument("--timeout", type=float, default=120.0, metavar="S", help="seconds per request (default 120)")
     gp.add_argument("--price-input", type=float, metavar="P", help="price per million input tokens, for the cost")
@@ -79,35 +81,35 @@ def _read_jsonl(path: Path) -> tuple[list[dict], dict[str, str]]:
     return chunks, documents
 
 
-def _read_folder(path: Path) -> dict[str, str]:
-    files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in (".txt", ".md"))
-    if not files:
-        raise CLIError(f"folder {str(path)!r} holds no .txt or .md files")
-    documents = {}
-    for file in files:
-        try:
-            documents[file.relative_to(path).as_posix()] = file.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise CLIError(f"{file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    return documents
+def _read_folder(path: Path) -> tuple[dict[str, str], dict[str, Any]]:
+    from ..bench import read_document_folder
+
+    read = read_document_folder(path)
+    if not read.documents:
+        raise CLIError(f"folder {str(path)!r} holds no document to read ({read.describe()}; read are .txt, .md, "
+                       ".rst, .html and, with llama-index-readers-file installed, .pdf, .docx, .pptx, .epub, .ipynb)")
+    return read.documents, {**read.counts(), "skipped_files": read.skipped, "line": read.describe()}
 
 
-def load_corpus(path: str, chunk_size: int, chunk_overlap: int) -> list[dict]:
-    """The chunks of ``--corpus`` (documents are chunked with LlamaIndex's SentenceSplitter)."""
+def load_corpus(path: str, chunk_size: int, chunk_overlap: int) -> tuple[list[dict], dict[str, Any] | None]:
+    """The chunks of ``--corpus`` (documents are chunked with LlamaIndex's SentenceSplitter) and, for a
+    folder, what was read and skipped (:meth:`~rag_eval_adapters.textfiles.FolderRead.counts`)."""
     source = Path(path)
+    reading = None
     if source.is_dir():
-        chunks, documents = [], _read_folder(source)
+        documents, reading = _read_folder(source)
+        chunks: list[dict] = []
     elif source.is_file():
         chunks, documents = _read_jsonl(source)
     else:
-        raise CLIError(f"corpus {path!r} not found (a JSONL file or a folder of .txt/.md files)")
+        raise CLIError(f"corpus {path!r} not found (a JSONL file or a folder of text files)")
     if documents:
         from ..llamaindex.chunking import chunk_documents
 
         chunks = chunk_documents(documents, chunk_size, chunk_overlap)
     if not chunks:
         raise CLIError(f"corpus {path!r} holds no chunks")
-    return chunks
+    return chunks, reading
 
 
 def cmd_generate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
@@ -119,7 +121,11 @@ def cmd_generate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
         raise CLIError("give --output FILE for the test set (or --dry-run to estimate only)")
     if args.output and Path(args.output).resolve() == Path(args.corpus).resolve():
         raise CLIError(f"--output {args.output!r} is the corpus; choose another file")
-    chunks = load_corpus(args.corpus, args.chunk_size, args.chunk_overlap)
+    check_outputs([args.corpus], output=args.output, cache=args.cache)
+    chunks, reading = load_corpus(args.corpus, args.chunk_size, args.chunk_overlap)
+    line = reading.pop("line") if reading is not None else None
+    if reading is not None and reading["skipped"]:  # files not read are never silent
+        print(f"rag-eval: documents: {line}", file=stderr)
     llm = llm_from_args(args, require_key=not args.dry_run, temperature=args.temperature, timeout=args.timeout)
     try:
         prices = Prices(args.price_input, args.price_output) if args.price_input is not None else None
@@ -131,5 +137,23 @@ def cmd_generate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
         )
     except (ValueError, TypeError, CacheError, ModelCallError) as exc:
         raise CLIError(one_line(str(exc))) from None
-    print(json.dumps(testset.summary, indent=2, ensure_ascii=False), file=stdout)
+    summary = testset.summary
+    if reading is not None:
+        summary["documents"] = reading
+    print(json.dumps(summary, indent=2, ensure_ascii=False), file=stdout)
+    if not args.dry_run:
+        _report_failures(summary, stderr)
     return 0
+
+
+def _report_failures(summary: dict[str, Any], stderr: TextIO) -> None:
+    """Say on stderr how many model calls failed; no case generated at all is an error (exit 2)."""
+    failed = summary.get("failed_calls", 0)
+    counts = ", ".join(f"{reason}: {n}" for reason, n in summary["dropped"].items())
+    if not summary["generated"]:
+        raise CLIError(f"no test case was generated (requested: {summary['requested']}, generated: 0"
+                       f"{', ' + counts if counts else ''}; failed model calls: {failed})")
+    if failed:
+        print(f"rag-eval: warning: {failed} model call(s) failed after their retries; "
+              f"{summary['dropped'].get('call_failed', 0)} of {summary['requested']} requested cases were dropped as "
+              "call_failed (re-run with the same --output to ask for them again)", file=stderr)

@@ -7,6 +7,7 @@ from typing import Any
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
+from ..modelcalls.chat import FrameworkChatLLM
 from ..testsets import Completion
 
 __all__ = ["LangChainChatLLM"]
@@ -22,7 +23,7 @@ def _text(content: Any) -> str:
     return ""
 
 
-class LangChainChatLLM:
+class LangChainChatLLM(FrameworkChatLLM):
     """Wrap a LangChain chat model (e.g. ``langchain_openai.ChatOpenAI``) as a test-set generator's chat
     model: messages go through ``model.invoke``; token usage is read from ``usage_metadata``. Build the model
     with ``max_retries=0`` so the generator's retries, which honour ``retry-after``, are the only ones."""
@@ -31,12 +32,7 @@ class LangChainChatLLM:
         if not isinstance(model, BaseChatModel):
             raise TypeError(f"model must be a LangChain chat model (BaseChatModel), got {type(model).__name__}")
         self.model = model
-        self.name = str(getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__)
-        temperature = getattr(model, "temperature", None)
-        self.temperature = float(temperature) if isinstance(temperature, (int, float)) else None
-
-    def __repr__(self) -> str:
-        return f"LangChainChatLLM({type(self.model).__name__}, model={self.name!r})"
+        super().__init__(model, getattr(model, "model_name", None))
 
     def chat(self, messages: list[dict[str, str]]) -> Completion:
         """One chat answer for OpenAI-style ``messages``."""

@@ -24,22 +24,23 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "rag_eval_adapters.llamaindex needs llama-index-core: pip install 'rag-eval-adapters[llamaindex]'"
     ) from exc
 
-from .answer_evaluators import (
+from . import answer_evaluators, dataset, embeddings, metrics, rerank, retrievers
+from .answer_evaluators import (  # noqa: F401
     AnswerMetricEvaluator,
     AnswerSimilarityEvaluator,
     ExactMatchEvaluator,
     RougeLEvaluator,
     TokenF1Evaluator,
 )
-from .dataset import (
+from .dataset import (  # noqa: F401
     DatasetEvaluation,
     QueryError,
     aevaluate_dataset,
     evaluate_dataset,
     evaluate_retriever,
 )
-from .embeddings import LlamaIndexEmbedder
-from .metrics import (
+from .embeddings import LlamaIndexEmbedder  # noqa: F401
+from .metrics import (  # noqa: F401
     F1,
     MRR,
     NDCG,
@@ -49,31 +50,15 @@ from .metrics import (
     Recall,
     metrics_from_names,
 )
-from .rerank import CohereRerankRelevancyMetric, RerankRelevancyMetric
-from .retrievers import ScoringRetriever, nodes_from_records
+from .rerank import CohereRerankRelevancyMetric, RerankRelevancyMetric  # noqa: F401
+from .retrievers import ScoringRetriever, nodes_from_records  # noqa: F401
 
-__all__ = [
-    "AnswerMetricEvaluator",
-    "ExactMatchEvaluator",
-    "TokenF1Evaluator",
-    "RougeLEvaluator",
-    "AnswerSimilarityEvaluator",
-    "LlamaIndexEmbedder",
-    "HitRate",
-    "MRR",
-    "Precision",
-    "Recall",
-    "F1",
-    "AveragePrecision",
-    "NDCG",
-    "metrics_from_names",
-    "evaluate_dataset",
-    "aevaluate_dataset",
-    "DatasetEvaluation",
-    "QueryError",
-    "evaluate_retriever",
-    "ScoringRetriever",
-    "nodes_from_records",
-    "RerankRelevancyMetric",
-    "CohereRerankRelevancyMetric",
-]
+# the package exports what its modules export: each name is imported above and listed once, in its module's
+# __all__ (the forms type checkers read: ``__all__ += <submodule>.__all__``)
+__all__: list[str] = []
+__all__ += answer_evaluators.__all__
+__all__ += embeddings.__all__
+__all__ += metrics.__all__
+__all__ += dataset.__all__
+__all__ += retrievers.__all__
+__all__ += rerank.__all__

@@ -12,6 +12,7 @@ from typing import Any
 from llama_index.core import Document
 from llama_index.core.node_parser import SentenceSplitter
 
+from ..framework_chunking import FrameworkChunking
 from ..validation import check_count
 
 __all__ = ["chunk_documents", "NodeParserChunking", "node_parser_chunking", "sentence_splitter_chunking"]
@@ -42,7 +43,7 @@ def chunk_documents(documents: Mapping[str, str], chunk_size: int = 512, chunk_o
     return chunks
 
 
-class NodeParserChunking:
+class NodeParserChunking(FrameworkChunking):
     """Any LlamaIndex node parser (``get_nodes_from_documents``) as a benchmark chunking
     (:func:`rag_eval_adapters.bench.run_bench` takes it as one of its ``chunkings``).
 
@@ -50,20 +51,23 @@ class NodeParserChunking:
     benchmark searches the text for a chunk whose offset the parser did not set).
     """
 
+    method = "get_nodes_from_documents"
+    kind = "a LlamaIndex node parser"
+    role = "parser"
+
     def __init__(self, parser: Any, name: str | None = None) -> None:
-        if not hasattr(parser, "get_nodes_from_documents"):
-            raise TypeError(f"expected a LlamaIndex node parser, got {type(parser).__name__}")
-        self.parser = parser
-        self.name = name or type(parser).__name__
+        super().__init__(parser, name)
 
-    def __repr__(self) -> str:
-        return f"NodeParserChunking({self.name!r}, parser={type(self.parser).__name__})"
+    @property
+    def parser(self) -> Any:
+        """The node parser."""
+        return self.splitter
 
-    def pieces(self, doc_id: str, text: str) -> list[tuple[str, int | None]]:
-        """``[(chunk text, start offset or None)]`` of one document, in order."""
+    def chunks(self, doc_id: str, text: str) -> list[tuple[str, int | None]]:
+        """``(get_content(), start_char_idx)`` of each node of ``get_nodes_from_documents``."""
         with contextlib.redirect_stdout(io.StringIO()):  # the splitter prints advice on small chunk sizes
             nodes = self.parser.get_nodes_from_documents([Document(text=text, id_=doc_id)])
-        return [(n.get_content(), n.start_char_idx) for n in nodes if n.get_content().strip()]
+        return [(n.get_content(), n.start_char_idx) for n in nodes]
 
 
 def node_parser_chunking(parser: Any, name: str | None = None) -> NodeParserChunking:

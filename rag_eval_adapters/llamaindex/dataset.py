@@ -26,6 +26,8 @@ from ..validation import check_count, check_positive
 from .dataset_rows import DatasetRow, load_rows
 from .metrics import metrics_from_names
 
+__all__ = ["evaluate_dataset", "aevaluate_dataset", "DatasetEvaluation", "QueryError", "evaluate_retriever"]
+
 
 @dataclass(frozen=True)
 class QueryError:

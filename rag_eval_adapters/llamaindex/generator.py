@@ -8,6 +8,7 @@ from typing import Any
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.llms import LLM
 
+from ..modelcalls.chat import FrameworkChatLLM
 from ..testsets import Completion
 
 __all__ = ["LlamaIndexChatLLM"]
@@ -31,7 +32,7 @@ def _usage(response: Any) -> tuple[int, int]:
             _count(extra.get("completion_tokens"), get("completion_tokens")))
 
 
-class LlamaIndexChatLLM:
+class LlamaIndexChatLLM(FrameworkChatLLM):
     """Wrap a LlamaIndex ``LLM`` (e.g. ``llama_index.llms.openai.OpenAI``) as a test-set generator's chat
     model: messages go through ``llm.chat``; token usage is read from the response (``additional_kwargs`` or
     ``raw.usage``) when the integration reports it. Build the LLM with ``max_retries=0`` so the generator's
@@ -41,13 +42,7 @@ class LlamaIndexChatLLM:
         if not isinstance(llm, LLM):
             raise TypeError(f"llm must be a LlamaIndex LLM, got {type(llm).__name__}")
         self.llm = llm
-        metadata = getattr(llm, "metadata", None)
-        self.name = str(getattr(metadata, "model_name", None) or getattr(llm, "model", None) or type(llm).__name__)
-        temperature = getattr(llm, "temperature", None)
-        self.temperature = float(temperature) if isinstance(temperature, (int, float)) else None
-
-    def __repr__(self) -> str:
-        return f"LlamaIndexChatLLM({type(self.llm).__name__}, model={self.name!r})"
+        super().__init__(llm, getattr(getattr(llm, "metadata", None), "model_name", None))
 
     def chat(self, messages: list[dict[str, str]]) -> Completion:
         """One chat answer for OpenAI-style ``messages``."""

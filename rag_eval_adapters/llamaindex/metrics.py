@@ -21,6 +21,8 @@ from .. import measures
 from ..matching import TextMatcher, score_texts
 from ..validation import Cutoff, RelevanceLevel, plain_error
 
+__all__ = ["HitRate", "MRR", "Precision", "Recall", "F1", "AveragePrecision", "NDCG", "metrics_from_names"]
+
 MatchMode = Literal["auto", "id", "text"]
 
 

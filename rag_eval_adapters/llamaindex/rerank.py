@@ -28,6 +28,8 @@ from ..rerank import (
 )
 from .metrics import _MetricName, _where
 
+__all__ = ["RerankRelevancyMetric", "CohereRerankRelevancyMetric"]
+
 
 class RerankRelevancyMetric(BaseRetrievalMetric):
     """Relevancy of the retrieved texts to the query, judged by a reranker: no expected ids needed.

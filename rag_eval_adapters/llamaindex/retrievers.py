@@ -11,6 +11,8 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from ..validation import check_count
 
+__all__ = ["ScoringRetriever", "nodes_from_records"]
+
 
 def nodes_from_records(records: Iterable[Mapping[str, Any]]) -> list[Any]:
     """LlamaIndex ``TextNode``s from records ``{"id", "text", ...}``; the other keys become metadata."""

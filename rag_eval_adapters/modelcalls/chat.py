@@ -10,10 +10,11 @@ The backends (``openai_chat.py``...) are listed in :mod:`.providers`.
 from __future__ import annotations
 
 import importlib
+import math
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["ChatLLM", "Completion", "as_chat_llm", "framework_adapter"]
+__all__ = ["ChatLLM", "Completion", "FrameworkChatLLM", "as_chat_llm", "framework_adapter"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,32 @@ class ChatLLM(Protocol):
     temperature: float
 
     def chat(self, messages: list[dict[str, str]]) -> Completion: ...
+
+
+class FrameworkChatLLM:
+    """What the LlamaIndex and LangChain chat-model adapters share: the :class:`ChatLLM` ``name`` and
+    ``temperature`` read from the framework's model, and the ``repr``. A subclass checks the model, keeps it and
+    implements ``chat``; it imports its framework, this class none.
+
+    Parameters
+    ----------
+    model : object
+        The framework's chat model; its ``temperature``, when a finite number, is the recorded temperature
+        (else None).
+    model_name : str, optional
+        The model's name as the framework reports it; default the model's ``model`` attribute, else its class
+        name.
+    """
+
+    def __init__(self, model: Any, model_name: Any = None) -> None:
+        self.name = str(model_name or getattr(model, "model", None) or type(model).__name__)
+        temperature = getattr(model, "temperature", None)
+        finite = isinstance(temperature, (int, float)) and not isinstance(temperature, bool) and math.isfinite(temperature)
+        self.temperature = float(temperature) if finite else None
+        self._model_type = type(model).__name__
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._model_type}, model={self.name!r})"
 
 
 _ADAPTERS = {  # framework module prefix -> (adapter module, class); imported only for such an object

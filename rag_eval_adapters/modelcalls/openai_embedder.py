@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from ..validation import check_count
+from .embedding import PrefixedEmbedder
 
 __all__ = ["OpenAIEmbedder"]
 
 
-class OpenAIEmbedder:
+class OpenAIEmbedder(PrefixedEmbedder):
     """Embeds through ``client.embeddings.create`` of the ``openai`` package (imported on first use).
 
     Parameters
@@ -47,6 +47,7 @@ class OpenAIEmbedder:
         batch_size = check_count(batch_size, "batch_size")
         if dimensions is not None:
             dimensions = check_count(dimensions, "dimensions")
+        super().__init__(query_prefix, passage_prefix)
         if client is None:
             try:
                 import openai
@@ -57,12 +58,11 @@ class OpenAIEmbedder:
         self.model = model
         self.dimensions = dimensions
         self.batch_size = batch_size
-        self.query_prefix = query_prefix
-        self.passage_prefix = passage_prefix
         base = str(getattr(client, "base_url", "") or "")
         self.name = f"openai:{base}:{model}:{dimensions or ''}|{query_prefix}|{passage_prefix}"
 
-    def _embed(self, texts: Sequence[str]) -> list[list[float]]:
+    def embed_texts(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text (as given), in requests of ``batch_size`` texts."""
         vectors: list[list[float]] = []
         extra = {"dimensions": self.dimensions} if self.dimensions else {}
         for start in range(0, len(texts), self.batch_size):
@@ -73,14 +73,6 @@ class OpenAIEmbedder:
                 raise ValueError(f"the embeddings endpoint returned {len(data)} vectors for {len(batch)} texts")
             vectors.extend(list(item.embedding) for item in data)
         return vectors
-
-    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
-        """One vector per text, each sent with ``query_prefix``."""
-        return self._embed([self.query_prefix + t for t in texts])
-
-    def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
-        """One vector per text, each sent with ``passage_prefix``."""
-        return self._embed([self.passage_prefix + t for t in texts])
 
     def __repr__(self) -> str:
         return f"OpenAIEmbedder(model={self.model!r}, base_url={str(getattr(self.client, 'base_url', ''))!r})"

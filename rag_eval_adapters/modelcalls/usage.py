@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import threading
+import warnings
 from dataclasses import asdict, dataclass
 
 __all__ = ["Prices", "Usage", "UsageMeter"]
@@ -63,12 +64,19 @@ class UsageMeter:
         return f"UsageMeter({self.usage})"
 
     def add(self, **delta: int) -> None:
-        """Add to the counters (``calls=1, input_tokens=...``); unknown names raise TypeError."""
+        """Add to the counters (``calls=1, input_tokens=...``); unknown names raise TypeError.
+
+        A negative amount (a server reporting negative token usage) is counted as 0 with a warning, so the
+        totals and the cost never go below zero.
+        """
+        for name, value in delta.items():
+            if name not in self._counts:
+                raise TypeError(f"unknown usage counter {name!r}")
+            if int(value or 0) < 0:
+                warnings.warn(f"negative usage {name}={value} (reported by the server?) counted as 0", stacklevel=2)
         with self._lock:
             for name, value in delta.items():
-                if name not in self._counts:
-                    raise TypeError(f"unknown usage counter {name!r}")
-                self._counts[name] += int(value or 0)
+                self._counts[name] += max(int(value or 0), 0)
 
     @property
     def usage(self) -> Usage:

@@ -16,6 +16,7 @@ from ._text import FORMATS, MEAN_ROW, repr_float, split_key
 from .comparison import comparison_tables, comparison_to_dict, render_comparison
 from .evaluation import QueryDetail, evaluation_tables, evaluation_to_dict, render_evaluation, worst_queries
 from .groups import render_groups
+from .markup import escape_markdown
 from .plots import plot_metrics
 
 __all__ = [
@@ -33,4 +34,5 @@ __all__ = [
     "render_comparison",
     "comparison_tables",
     "plot_metrics",
+    "escape_markdown",
 ]

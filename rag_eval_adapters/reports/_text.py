@@ -77,8 +77,7 @@ def _rich_table(title: str | None, header: Sequence[str], rows: Iterable[Sequenc
 
 
 def _markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]], numeric_from: int = 1) -> str:
-    def esc(cell: str) -> str:
-        return str(cell).replace("|", "\\|")
+    from .markup import escape_markdown as esc
 
     lines = ["| " + " | ".join(esc(h) for h in header) + " |"]
     lines.append("|" + "|".join("---:" if i >= numeric_from else ":---" for i in range(len(header))) + "|")

@@ -227,7 +227,8 @@ def evaluation_tables(
         h, r = _per_query_rows(report, sort_by, details, limit)
         out.append(_rich_table(f"Per query, worst {sort_by} first", h, r))
     elif report.errors:
-        out.append(Text(f"{len(report.errors)} queries failed; use --per-query to see them"))
+        n = len(report.errors)
+        out.append(Text(f"{n} {'query' if n == 1 else 'queries'} failed; use --per-query to see {'it' if n == 1 else 'them'}"))
     return out
 
 
@@ -303,7 +304,9 @@ def render_evaluation(
         header, rows = _mean_rows(report.mean)
         parts = []
         if run_name:
-            parts.append(f"## {run_name}\n")
+            from .markup import escape_markdown
+
+            parts.append(f"## {escape_markdown(run_name)}\n")
         parts += ["### Mean over queries\n", _markdown_table(header, rows), "", _counts_line(report.counts), ""]
         if intervals:
             parts += [f"### {INTERVAL_TITLE}\n", _markdown_table(*_interval_rows(intervals), numeric_from=1), ""]

@@ -63,5 +63,7 @@ def render_groups(grouped: GroupedReport, fmt: str = "table") -> str:
     header, rows = _group_rows(grouped)
     title = f"Mean by {grouped.field}"
     if fmt == "markdown":
-        return f"### {title}\n\n" + _markdown_table(header, rows) + "\n"
+        from .markup import escape_markdown
+
+        return f"### {escape_markdown(title)}\n\n" + _markdown_table(header, rows) + "\n"
     return _render_rich([_rich_table(title, header, rows)])

@@ -11,12 +11,18 @@ from typing import Any
 from ..modelcalls import canonical_json
 from .chunks import Chunk
 from .evidence import contains_evidence, find_evidence, normalize_ws
-from .language import detect_language, same_language
+from .language import detect_language, same_language, word_count
 from .lexical import HIGH_OVERLAP, NEAR_DUPLICATE_THRESHOLD, lexical_overlap, similarity
 from .parsing import ReplyError, is_refusal, parse_reply, strip_preamble
 from .testset import EvidenceSpan, TestCase
 
-__all__ = ["DROP_REASONS", "Task", "Corpus", "Settings", "query_id", "build_cases"]
+__all__ = ["DROP_REASONS", "MIN_EVIDENCE_WORDS", "MAX_EVIDENCE_CHUNKS", "Task", "Corpus", "Settings", "query_id",
+           "build_cases"]
+
+#: the shortest evidence kept, in words (a CJK character counts as half a word: see ``language.word_count``)
+MIN_EVIDENCE_WORDS = 3
+#: evidence found in more chunks than this is dropped: it marks no passage as the relevant one
+MAX_EVIDENCE_CHUNKS = 5
 
 #: every reason a requested case can be dropped, as counted in ``TestSet.summary["dropped"]``
 DROP_REASONS = (
@@ -27,7 +33,9 @@ DROP_REASONS = (
     "preamble",  # the question was only a preamble ("Here is a question:")
     "empty_question",
     "empty_answer",
+    "evidence_too_short",  # the quote is shorter than MIN_EVIDENCE_WORDS words ("the", ".", "e")
     "evidence_not_found",  # the quote is not in the chunk (exact or fuzzy)
+    "evidence_too_common",  # the quote is in more than MAX_EVIDENCE_CHUNKS chunks: it picks out no passage
     "wrong_language",  # the question is not in the chunk's language
     "near_duplicate",  # too similar to a question already kept
     "not_enough_chunks",  # fewer eligible (chunk, type) pairs than requested cases
@@ -126,8 +134,11 @@ def _check(item: dict[str, Any], chunk: Chunk, kept: list[str]) -> tuple[str | N
         return "refusal", question, None
     if not answer:
         return "empty_answer", question, None
-    match = find_evidence(_text(item, "evidence"), chunk.text)
-    if match is None:
+    evidence = _text(item, "evidence")
+    if word_count(evidence) < MIN_EVIDENCE_WORDS:
+        return "evidence_too_short", question, None
+    match = find_evidence(evidence, chunk.text)
+    if match is None or word_count(match.text) < MIN_EVIDENCE_WORDS:
         return "evidence_not_found", question, None
     if not same_language(question, chunk.text):
         return "wrong_language", question, None
@@ -146,9 +157,13 @@ def build_cases(task: Task, reply: dict[str, Any], corpus: Corpus, settings: Set
         if reason:
             out.dropped[reason] += 1
             continue
+        occurrences = corpus.occurrences(match.text, task.chunk)
+        if len(occurrences) > MAX_EVIDENCE_CHUNKS:
+            out.dropped["evidence_too_common"] += 1
+            continue
         spans: list[EvidenceSpan] = []
         relevant = []
-        for chunk, hits in corpus.occurrences(match.text, task.chunk):
+        for chunk, hits in occurrences:
             relevant.append(chunk.chunk_id)
             if chunk.doc_id is not None and chunk.start is not None:
                 spans += [EvidenceSpan(chunk.doc_id, chunk.start + s, chunk.start + e) for s, e in hits]

@@ -111,11 +111,11 @@ def _string(row: Mapping[str, Any], name: str, where: str, default: str | None =
     return value
 
 
-def _strings(row: Mapping[str, Any], name: str, where: str) -> list[str]:
+def _strings(row: Mapping[str, Any], name: str, where: str, one: bool = True) -> list[str]:
     value = row.get(name)
     if value is None:
         return []
-    if isinstance(value, str):
+    if isinstance(value, str) and one:
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise ValueError(f"{where}: field {name!r} must be a list of non-empty strings, got {value!r:.80}")
@@ -141,14 +141,16 @@ def _spans(row: Mapping[str, Any], where: str) -> list[EvidenceSpan]:
     return list(dict.fromkeys(spans))
 
 
-def _number(row: Mapping[str, Any], name: str, where: str, kind: type, default: Any) -> Any:
+def _number(row: Mapping[str, Any], name: str, where: str, kind: type, default: Any,
+            low: float, high: float = math.inf) -> Any:
     value = row.get(name, default)
     if value is None or value is default:
         return value
     ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    if not ok or (kind is int and value != int(value)):
+    if not ok or (kind is int and value != int(value)) or not low <= value <= high:
         what = "an integer" if kind is int else "a finite number"
-        raise ValueError(f"{where}: field {name!r} must be {what}, got {value!r:.80}")
+        bound = f" >= {low:g}" if high == math.inf else f" in [{low:g}, {high:g}]"
+        raise ValueError(f"{where}: field {name!r} must be {what}{bound}, got {value!r:.80}")
     return kind(value)
 
 
@@ -170,26 +172,33 @@ def case_from_record(row: Any, where: str = "record", line: int | None = None) -
     texts = _strings(row, "expected_texts", where) or (evidence if len(evidence) > 1 else [])
     chunk_ids = _strings(row, "relevant_chunk_ids", where) or _strings(row, "expected_ids", where)
     spans = _spans(row, where)
-    flags = _strings(row, "flags", where)
+    flags = _strings(row, "flags", where, one=False)
     return check_case(TestCase(
         query_id=query_id, query=query, query_type=query_type, answer=_string(row, "answer", where, default=""),
         evidence=evidence[0] if evidence else "", relevant_chunk_ids=chunk_ids,
         source_chunk_id=_string(row, "source_chunk_id", where, default=chunk_ids[0] if chunk_ids else ""),
         evidence_spans=spans, expected_texts=texts, language=_string(row, "language", where, default="und"),
-        lexical_overlap=_number(row, "lexical_overlap", where, float, 0.0),
+        lexical_overlap=_number(row, "lexical_overlap", where, float, 0.0, 0.0, 1.0),
         model=_string(row, "model", where, default=""), prompt_version=_string(row, "prompt_version", where, default=""),
-        temperature=_number(row, "temperature", where, float, None), flags=flags,
-        retriever_rank=_number(row, "retriever_rank", where, int, None), line=line,
+        temperature=_number(row, "temperature", where, float, None, 0.0), flags=flags,
+        retriever_rank=_number(row, "retriever_rank", where, int, None, 1), line=line,
         extra={k: v for k, v in row.items() if k not in _FIELDS},
     ), where)
 
 
 def check_case(case: TestCase, where: str) -> TestCase:
-    """``case`` itself once its question type is one of :data:`QUESTION_TYPES` and it has some relevance
-    (spans, evidence texts or chunk ids); otherwise ValueError naming ``where``."""
+    """``case`` itself once its question type is one of :data:`QUESTION_TYPES`, no evidence span is shorter
+    than its (one) evidence text, and it has some relevance (spans, evidence texts or chunk ids); otherwise
+    ValueError naming ``where``."""
     if case.query_type not in QUESTION_TYPES:
         raise ValueError(f"{where}: field 'query_type' must be one of {', '.join(QUESTION_TYPES)}, "
                          f"got {case.query_type!r}")
+    if case.evidence and not case.expected_texts:
+        shortest = len(" ".join(case.evidence.split()))
+        for i, span in enumerate(case.evidence_spans):
+            if span.end - span.start < shortest:
+                raise ValueError(f"{where}: field 'evidence_spans[{i}]' covers {span.end - span.start} characters, "
+                                 f"fewer than its evidence ({shortest}): the span is truncated")
     if not (case.evidence_spans or case.texts or case.relevant_chunk_ids):
         raise ValueError(f"{where}: query {case.query_id!r} has no relevance: give 'evidence_spans', 'evidence' "
                          "(or 'expected_texts') or 'relevant_chunk_ids'")

@@ -6,12 +6,14 @@ import dataclasses
 import json
 import math
 import os
+import warnings
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from ..jsonl import read_jsonl_objects
 from ..modelcalls import (
     CallCache,
     CallLimiter,
@@ -28,8 +30,10 @@ from ..modelcalls import (
 from ..progress import progress_bar
 from ..validation import check_count
 from .build import DROP_REASONS, Corpus, Settings, Task, build_cases
+from .case import case_from_record
 from .chunks import Chunk, as_chunks, sample_chunks
 from .journal import Journal, journal_path
+from .language import is_cjk, text_length
 from .llm import ChatLLM, Completion, as_chat_llm
 from .parsing import ReplyError, is_refusal, parse_reply
 from .prompts import PROMPT_VERSION, QUESTION_TYPES, build_messages, repair_messages
@@ -57,17 +61,30 @@ def _check_args(samples: Any, types: Any, per_chunk: Any, max_concurrency: Any, 
     return tuple(dict.fromkeys(types))
 
 
+def _check_cache_path(cache: Any, output: Any) -> None:
+    """Refuse a cache file that is the output or its journal (the cache would be appended to, or overwrite it)."""
+    if not isinstance(cache, (str, os.PathLike)) or output is None:
+        return
+    target = Path(output)
+    for path, what in ((target, "the output"), (journal_path(target), "the output's journal")):
+        if os.path.normcase(os.path.abspath(cache)) == os.path.normcase(os.path.abspath(path)) or (
+                Path(cache).exists() and path.exists() and os.path.samefile(cache, path)):
+            raise ValueError(f"cache {str(cache)!r} is {what}; give the cache its own file")
+
+
 def plan_tasks(chunks: list[Chunk], samples: int, types: Sequence[str], per_chunk: int, seed: int,
                min_chunk_chars: int) -> tuple[list[Task], int, int]:
     """The requests for ``samples`` cases: ``(tasks, skipped_short_chunks, shortfall)``.
 
-    Eligible chunks (at least ``min_chunk_chars`` non-blank characters) are ordered by
+    Eligible chunks (at least ``min_chunk_chars`` non-blank characters, a CJK character counting as
+    :data:`~rag_eval_adapters.testsets.language.CJK_CHAR_WEIGHT`: see
+    :func:`~rag_eval_adapters.testsets.language.text_length`) are ordered by
     :func:`~rag_eval_adapters.testsets.chunks.sample_chunks`; chunk ``i`` of pass ``p`` is asked for
     ``per_chunk`` questions of type ``types[(i + p) % len(types)]``, so the types alternate and a chunk is
     reused (with another type) only when every chunk has been used. ``shortfall`` counts the requested cases
     no (chunk, type) pair was left for.
     """
-    eligible = [c for c in chunks if len("".join(c.text.split())) >= min_chunk_chars]
+    eligible = [c for c in chunks if text_length(c.text) >= min_chunk_chars]
     order = sample_chunks(eligible, seed)
     tasks: list[Task] = []
     remaining = samples
@@ -148,36 +165,71 @@ def _ask(caller: _Caller, task: Task) -> dict[str, Any]:
 
 
 def _estimate_tokens(text: str) -> int:
-    cjk = sum(1 for ch in text if "\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
+    cjk = sum(1 for ch in text if is_cjk(ch))
     return cjk + math.ceil((len(text) - cjk) / 4)
 
 
 class _Output:
-    """The output JSONL (appended, never rewritten) and its journal; empty when no output is given."""
+    """The output JSONL and its journal (nothing when no output is given).
+
+    Cases are appended as tasks finish. On resume the output is first reconciled with the journal: a cut last
+    line is ignored, repeated cases and cases of tasks the journal does not call done are dropped, and a done
+    task whose cases are missing from the output is done again from its journaled reply (no new call); when
+    anything was dropped the output is rewritten (atomically) with the cases kept.
+    """
 
     def __init__(self, output: str | os.PathLike[str] | None, settings: dict[str, Any], dry_run: bool) -> None:
         self.path = Path(output) if output is not None else None
-        self.cases: list[TestCase] = []
+        self.by_id: dict[str, TestCase] = {}
         self.journal: Journal | None = None
         if self.path is None:
             return
         if not self.path.parent.is_dir():
             raise ValueError(f"the folder of output {str(self.path)!r} does not exist; create it first")
         has_journal = journal_path(self.path).exists()
-        if has_journal and not self.path.exists():
+        if self.path.exists() and not has_journal and self.path.stat().st_size > 0:
             raise ValueError(
-                f"{journal_path(self.path).name} exists but the output {str(self.path)!r} does not; delete the "
-                "journal to start a new test set, or restore the output to resume"
+                f"output {str(self.path)!r} exists but has no {journal_path(self.path).name} journal (it was not "
+                "written by generate_testset); choose another output path, it is never overwritten"
             )
-        if self.path.exists():
-            if not has_journal and self.path.stat().st_size > 0:
-                raise ValueError(
-                    f"output {str(self.path)!r} exists but has no {journal_path(self.path).name} journal (it was not "
-                    "written by generate_testset); choose another output path, it is never overwritten"
-                )
-            self.cases = TestSet.from_jsonl(self.path).cases if self.path.stat().st_size else []
         if has_journal or not dry_run:
             self.journal = Journal(self.path, settings)
+        if has_journal:
+            self._reconcile(rewrite=not dry_run)
+
+    def _read_output(self) -> tuple[list[TestCase], bool]:
+        """The cases of the output and whether a cut last line was ignored."""
+        if self.path is None or not self.path.exists() or not self.path.stat().st_size:
+            return [], False
+        cases: list[TestCase] = []
+        rows = list(read_jsonl_objects(self.path, bad_lines="yield"))
+        cut = False
+        for position, (number, row) in enumerate(rows):
+            if isinstance(row, ValueError):
+                if position == len(rows) - 1:  # the last line, cut short by an interruption or a full disk
+                    cut = True
+                    continue
+                raise row
+            cases.append(case_from_record(row, f"{self.path}:{number}", number))
+        return cases, cut
+
+    def _reconcile(self, rewrite: bool) -> None:
+        assert self.journal is not None and self.path is not None
+        cases, cut = self._read_output()
+        done_ids = {qid for record in self.journal.done.values() for qid in record.get("kept") or []}
+        for case in cases:
+            if case.query_id in done_ids and case.query_id not in self.by_id:
+                self.by_id[case.query_id] = case
+        for key in [k for k, record in self.journal.done.items()
+                    if any(qid not in self.by_id for qid in record.get("kept") or [])]:
+            del self.journal.done[key]  # its cases are lost: done again from its journaled reply
+        if rewrite and (cut or len(self.by_id) != len(cases)):
+            kept = list(self.by_id.values())
+            temporary = self.path.with_name(self.path.name + ".tmp")
+            with open(temporary, "w", encoding="utf-8") as handle:
+                for case in kept:
+                    handle.write(json.dumps(case.to_dict(), ensure_ascii=False) + "\n")
+            os.replace(temporary, self.path)
 
     def done(self, key: str) -> bool:
         return self.journal is not None and key in self.journal.done
@@ -185,20 +237,17 @@ class _Output:
     def reply(self, key: str) -> dict[str, Any] | None:
         return self.journal.replies.get(key) if self.journal is not None else None
 
-    def resumed_cases(self, keys: set[str]) -> list[TestCase]:
-        """The cases already written for the planned tasks ``keys`` (a smaller re-run returns fewer)."""
-        if self.journal is None:
+    def cases_of(self, key: str) -> list[TestCase]:
+        """The cases written for the done task ``key``."""
+        if self.journal is None or key not in self.journal.done:
             return []
-        kept = {qid for key, record in self.journal.done.items() if key in keys for qid in record.get("kept") or []}
-        return [c for c in self.cases if c.query_id in kept]
+        return [self.by_id[qid] for qid in self.journal.done[key].get("kept") or [] if qid in self.by_id]
 
-    def resumed_drops(self, keys: set[str]) -> Counter:
-        counts: Counter = Counter()
-        if self.journal is not None:
-            for key, record in self.journal.done.items():
-                if key in keys:
-                    counts.update(record.get("dropped") or {})
-        return counts
+    def drops_of(self, key: str) -> Counter:
+        """The drop counts of the done task ``key``."""
+        if self.journal is None or key not in self.journal.done:
+            return Counter()
+        return Counter(self.journal.done[key].get("dropped") or {})
 
     def write(self, key: str, cases: list[TestCase], dropped: Counter) -> None:
         if self.path is None or self.journal is None:
@@ -225,6 +274,7 @@ def _summary(samples: int, cases: list[TestCase], dropped: Counter, skipped: int
         "skipped_short_chunks": skipped,
         "resumed_cases": resumed,
         "calls": usage.calls,
+        "failed_calls": usage.failures,
         "cache_hits": usage.cache_hits,
         "retries": usage.retries,
         "input_tokens": usage.input_tokens,
@@ -249,7 +299,7 @@ def _dry_run(tasks: list[Task], out: _Output, caller: _Caller, settings: Setting
         calls += 1
         input_tokens += sum(_estimate_tokens(m["content"]) for m in messages)
         output_tokens += task.n * OUTPUT_TOKENS_PER_QUESTION
-    resumed = out.resumed_cases({t.key(settings) for t in tasks})
+    resumed = [case for task in tasks for case in out.cases_of(task.key(settings))]
     summary = {
         "dry_run": True, "requested": samples, "tasks": len(tasks), "calls": calls, "cached_calls": cached,
         "estimated_input_tokens": input_tokens, "estimated_output_tokens": output_tokens,
@@ -317,7 +367,9 @@ def generate_testset(
     max_retries, retry_base_delay, timeout, max_per_second :
         Retries (429, 5xx, timeouts; waiting what ``retry-after`` asks), seconds per call, start-rate limit.
     min_chunk_chars : int
-        Chunks with fewer non-blank characters are skipped (counted in ``summary["skipped_short_chunks"]``).
+        Chunks with fewer non-blank characters are skipped (counted in ``summary["skipped_short_chunks"]``); a
+        Chinese, Japanese or Korean character counts as 4 (``CJK_CHAR_WEIGHT``), so a two-sentence Chinese
+        chunk is not skipped as short.
     progress : bool, optional
         A progress bar (default: when stderr is a terminal and ``TQDM_DISABLE`` allows it; see
         :mod:`rag_eval_adapters.progress`).
@@ -331,6 +383,7 @@ def generate_testset(
     types = _check_args(samples, types, per_chunk, max_concurrency, min_chunk_chars)
     if prices is not None and not isinstance(prices, Prices):
         raise TypeError("prices must be a rag_eval_adapters.modelcalls.Prices(input_per_million, output_per_million)")
+    _check_cache_path(cache, output)
     all_chunks = as_chunks(chunks)
     chat_llm = as_chat_llm(llm)
     settings = Settings(chat_llm.name, PROMPT_VERSION, chat_llm.temperature)
@@ -348,15 +401,28 @@ def generate_testset(
                 max_concurrency, progress)
 
 
+def _rank(retriever: Any, case: TestCase) -> bool:
+    """Record ``case.retriever_rank``; False (the case flagged ``retriever_failed``) when the retriever raised
+    or returned something that is not a list of results."""
+    try:
+        case.retriever_rank = retriever_rank(retriever, case.query, case.source_chunk_id)
+    except Exception as exc:  # a retriever's own failure must not lose the paid replies of the run
+        warnings.warn(f"the retriever failed for query {case.query_id!r} ({type(exc).__name__}: {exc}); "
+                      "its retriever_rank is left empty and the case flagged 'retriever_failed'", stacklevel=3)
+        case.retriever_rank = None
+        case.flags.append("retriever_failed")
+        return False
+    return True
+
+
 def _run(tasks: list[Task], out: _Output, caller: _Caller, settings: Settings, corpus: Corpus, retriever: Any,
          samples: int, skipped: int, shortfall: int, meter: UsageMeter, workers: int,
          progress: bool | None) -> TestSet:
     keys = [t.key(settings) for t in tasks]
-    dropped = out.resumed_drops(set(keys))
-    dropped["not_enough_chunks"] += shortfall
-    resumed = out.resumed_cases(set(keys))
-    cases = list(resumed)
-    kept_questions = [c.query for c in cases]
+    dropped: Counter = Counter(not_enough_chunks=shortfall)
+    cases: list[TestCase] = []
+    resumed = retriever_failed = 0
+    kept_questions = [c.query for key in keys for c in out.cases_of(key)]
     bar = progress_bar(total=len(tasks), desc="generate test set", unit="chunk", show=progress)
 
     def work(task: Task, key: str) -> dict[str, Any]:
@@ -375,7 +441,12 @@ def _run(tasks: list[Task], out: _Output, caller: _Caller, settings: Settings, c
     finished = False
     try:
         for task, key, pending in zip(tasks, keys, futures, strict=False):
-            if pending is not None:
+            if pending is None:  # done in an earlier run: its cases are in the output
+                done = out.cases_of(key)
+                cases.extend(done)
+                resumed += len(done)
+                dropped.update(out.drops_of(key))
+            else:
                 try:
                     reply = pending.result() if isinstance(pending, Future) else pending
                 except ModelCallError as exc:
@@ -385,9 +456,8 @@ def _run(tasks: list[Task], out: _Output, caller: _Caller, settings: Settings, c
                     reply = None
                 if reply is not None:
                     outcome = build_cases(task, reply, corpus, settings, kept_questions)
-                    for case in outcome.cases:
-                        if retriever is not None:
-                            case.retriever_rank = retriever_rank(retriever, case.query, case.source_chunk_id)
+                    if retriever is not None:
+                        retriever_failed += sum(not _rank(retriever, case) for case in outcome.cases)
                     out.write(key, outcome.cases, outcome.dropped)
                     cases.extend(outcome.cases)
                     dropped.update(outcome.dropped)
@@ -396,4 +466,5 @@ def _run(tasks: list[Task], out: _Output, caller: _Caller, settings: Settings, c
     finally:  # interrupted: no new calls; the ones in flight finish and are journaled (they are paid for)
         pool.shutdown(wait=not finished, cancel_futures=True)
         bar.close()
-    return TestSet(cases, _summary(samples, cases, dropped, skipped, meter, len(resumed)))
+    extra = {"retriever_failed": retriever_failed} if retriever is not None else None
+    return TestSet(cases, _summary(samples, cases, dropped, skipped, meter, resumed, extra))

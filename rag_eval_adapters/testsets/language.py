@@ -12,7 +12,11 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["detect_language", "same_language", "script_of"]
+__all__ = ["CJK_CHAR_WEIGHT", "detect_language", "same_language", "script_of", "is_cjk", "text_length", "word_count"]
+
+#: how many characters of an alphabetic script one Chinese, Japanese or Korean character counts as: a
+#: two-sentence Chinese chunk of 40-60 characters says about what 150-250 English characters say
+CJK_CHAR_WEIGHT = 4
 
 _STOPWORDS = {
     "en": "the of and to in is are what which how why when who does do a an for on with this that be by from it as was were can",
@@ -50,6 +54,26 @@ def _script(ch: str) -> str | None:
     if ch.isalpha() and "LATIN" in unicodedata.name(ch, ""):
         return "Latn"
     return None
+
+
+def is_cjk(ch: str) -> bool:
+    """Whether ``ch`` is a Chinese, Japanese (kana) or Korean (Hangul) character."""
+    return _script(ch) in ("Hani", "Kana", "Hang")
+
+
+def text_length(text: str) -> int:
+    """The length of ``text`` in non-blank characters, each CJK character counted :data:`CJK_CHAR_WEIGHT`
+    times (so the chunk-length minimum does not penalise Chinese, Japanese or Korean text)."""
+    cjk = sum(1 for ch in text if is_cjk(ch))
+    return sum(1 for ch in text if not ch.isspace()) + (CJK_CHAR_WEIGHT - 1) * cjk
+
+
+def word_count(text: str) -> float:
+    """Words in ``text``: runs of letters or digits, each CJK character counted as half a word (a Chinese
+    word is one to two characters long; those scripts do not separate words by spaces)."""
+    cjk = sum(1 for ch in text if is_cjk(ch))
+    other = "".join(" " if is_cjk(ch) else ch for ch in text)
+    return len(re.findall(r"[^\W_]+", other)) + cjk / 2
 
 
 def script_of(text: str) -> str | None:
