@@ -22,9 +22,11 @@ slower with a threaded BLAS on a machine whose other cores are busy (each call w
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-__all__ = ["TOL", "randomization_p_values", "bootstrap_interval"]
+__all__ = ["TOL", "randomization_p_values", "bootstrap_interval", "column_means"]
 
 TOL = 1e-12  # |mean(s * d)| >= |mean(d)| - TOL counts as reaching the observed difference
 _BLOCK_CELLS = 1 << 23  # cells of the random block in one matrix product (32 MiB in single, 64 in double)
@@ -81,13 +83,33 @@ def _count_reaching(sums, packed, d, total, threshold, margin) -> np.ndarray:
     return exceed
 
 
+def column_means(values: np.ndarray) -> list[float]:
+    """The mean of each column of ``values`` (rows x columns): its correctly rounded sum (``math.fsum``) divided
+    by the number of rows.
+
+    Each column's mean depends on that column's values only: not on the other columns (numpy's ``mean(axis=0)``
+    sums a one-column and a many-column array in a different order), nor on the order of the rows. Every mean
+    of a :class:`~rag_eval_adapters.Report`, its groups and :mod:`~rag_eval_adapters.compare` is taken here, so the same metric on
+    the same queries gives the same mean to the last digit however it was asked for.
+    """
+    n = values.shape[0]
+    means = []
+    for column in np.asarray(values, dtype=np.float64).T:
+        try:
+            means.append(math.fsum(column.tolist()) / n)
+        except OverflowError:  # a partial sum beyond the float range: sum the values divided by n instead
+            means.append(math.fsum((column / n).tolist()))
+    return means
+
+
 def bootstrap_interval(d: np.ndarray, n_bootstrap: int, confidence: float, rng: np.random.Generator):
     """Percentile bootstrap interval ``(low, high)`` of the mean of each column of ``d`` (n x m).
 
     Each of the ``n_bootstrap`` resamples draws ``n`` rows uniformly with replacement (the same resample for
     all columns); its mean is ``counts @ d / n`` with ``counts`` the times each row was drawn. The means are
-    computed in double precision, of the centred columns with the column mean added back, so a constant
-    column gives a zero-width interval; the bounds are the ``(1 - confidence) / 2`` and
+    computed in double precision, of the centred columns with the column mean (:func:`column_means`) added back,
+    one column at a time (a column's interval does not depend on the others), so a constant column gives a
+    zero-width interval; the bounds are the ``(1 - confidence) / 2`` and
     ``(1 + confidence) / 2`` quantiles of the means, clipped to the observed range of each column (no
     resample mean lies outside it; the clip removes the last rounding).
 
@@ -96,8 +118,9 @@ def bootstrap_interval(d: np.ndarray, n_bootstrap: int, confidence: float, rng: 
     """
     n, m = d.shape
     d = np.asarray(d, dtype=np.float64)
-    center = d.mean(axis=0)
+    center = np.array(column_means(d))
     centred = d - center
+    columns = [np.ascontiguousarray(centred[:, j]) for j in range(m)]
     block = max(1, min(n_bootstrap, _BLOCK_CELLS // 2 // n))  # float64: the same bytes as a sign block
     sub = max(1, min(block, _COUNT_CELLS // n))  # rows per bincount: its counters stay in cache
     offsets = (np.arange(sub, dtype=np.int64) * n)[:, None]
@@ -111,7 +134,8 @@ def bootstrap_interval(d: np.ndarray, n_bootstrap: int, confidence: float, rng: 
             picks += offsets[:r]  # row i counts into bins i * n ... i * n + n - 1
             counts = np.bincount(picks.ravel(), minlength=r * n)
             weights[start : start + r] = counts.reshape(r, n)
-        np.matmul(weights[:c], centred, out=sums[done : done + c])
+        for j, column in enumerate(columns):  # each column alone: its interval never depends on the others
+            sums[done : done + c, j] = np.einsum("cn,n->c", weights[:c], column)
     means = sums / np.float64(n) + center
     alpha = (1.0 - confidence) / 2.0
     low, high = np.quantile(means, [alpha, 1.0 - alpha], axis=0)

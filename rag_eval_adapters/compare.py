@@ -22,8 +22,11 @@ The t distribution is computed here
 (regularized incomplete beta), without scipy.
 
 :func:`compare_reports` runs these tests for every metric and every pair of runs, vectorized across
-metrics. All its tests form one family: their headline p-values are adjusted together, with Holm's correction by
-default (``correction="bh"`` for Benjamini-Hochberg, ``"none"`` to leave them; :mod:`rag_eval_adapters.multitest`),
+metrics; every mean is :func:`~rag_eval_adapters.report.column_means`' correctly rounded one and each t-test
+reads its metric's column alone, so a metric's means, t-test and randomization p-value do not depend on which
+other metrics were asked for (its interval may, in the last digits of the shared product). All its tests form
+one family: their headline p-values are adjusted together, with Holm's correction by default
+(``correction="bh"`` for Benjamini-Hochberg, ``"none"`` to leave them; :mod:`rag_eval_adapters.multitest`),
 and each test carries its ``adjusted_p_value`` beside the raw one; ``Comparison.correction`` names the family.
 Only queries scored in every run take part (queries missing from a run already score 0
 in the core's reports; queries that failed with an error are left out of every run).
@@ -40,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from ._resampling import TOL as _TOL
-from ._resampling import bootstrap_interval, randomization_p_values
+from ._resampling import bootstrap_interval, column_means, randomization_p_values
 from .multitest import Correction, adjust_p_values, check_correction
 from .report import Report, as_report
 from .validation import check_count, check_fraction, check_seed
@@ -228,26 +231,27 @@ def _matrix_tests(
     if not (np.isfinite(a).all() and np.isfinite(b).all()):
         raise ValueError(f"per-query scores of {run_a!r} or {run_b!r} contain NaN or infinity")
     d = b - a
+    mean_a, mean_b, difference = column_means(a), column_means(b), column_means(d)
     rng = np.random.default_rng(seed)
-    t_stats, t_p = _t_tests(d)
     rand_p = randomization_p_values(d, n_permutations, rng)
     low, high = bootstrap_interval(d, n_bootstrap, confidence, rng)
     out = []
     for j, metric in enumerate(metrics):
+        (t_statistic,), (t_p,) = _t_tests(np.ascontiguousarray(d[:, j : j + 1]))  # each metric's own column
         out.append(
             PairedComparison(
                 metric=metric,
                 run_a=run_a,
                 run_b=run_b,
                 n_queries=n,
-                mean_a=float(a[:, j].mean()),
-                mean_b=float(b[:, j].mean()),
-                difference=float(d[:, j].mean()),
+                mean_a=mean_a[j],
+                mean_b=mean_b[j],
+                difference=difference[j],
                 ci_low=float(low[j]),
                 ci_high=float(high[j]),
                 confidence=confidence,
-                t_statistic=t_stats[j],
-                t_test_p_value=t_p[j],
+                t_statistic=t_statistic,
+                t_test_p_value=t_p,
                 randomization_p_value=float(rand_p[j]),
                 n_permutations=n_permutations,
                 n_bootstrap=n_bootstrap,
@@ -376,7 +380,7 @@ def _compare_matrices(
 ) -> Comparison:
     """Means and paired tests from one ``queries x metrics`` matrix per run, rows aligned on ``query_ids``."""
     mean = {
-        name: {m: (float(matrices[name][:, j].mean()) if query_ids else 0.0) for j, m in enumerate(metrics)}
+        name: dict(zip(metrics, column_means(matrices[name]) if query_ids else [0.0] * len(metrics), strict=True))
         for name in runs
     }
     tests: list[PairedComparison] = []

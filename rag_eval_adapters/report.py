@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ._resampling import bootstrap_interval
+from ._resampling import bootstrap_interval, column_means
 from .validation import check_count, check_fraction, check_seed
 
 __all__ = ["Report", "GroupedReport", "GroupStats", "OVERALL", "as_report"]
@@ -150,7 +150,7 @@ class Report:
         """Metric key -> mean over the scored queries (``{}`` when none was scored)."""
         if not self.query_ids:
             return {}
-        return dict(zip(self._keys, self.values.mean(axis=0).tolist(), strict=False))
+        return dict(zip(self._keys, column_means(self.values), strict=False))
 
     @cached_property
     def per_query(self) -> dict[Hashable, dict[str, float]]:
@@ -202,7 +202,7 @@ class Report:
         field : str, mapping or callable
             What a query's group is: the name of a per-query attribute (``"query_type"``), a mapping
             ``{query_id: group}``, or a function of the query id. A query without the attribute is in the
-            group ``None``.
+            group ``None``. No group may be named ``"all"``: that is the overall row.
         confidence : float
             The coverage of each interval (0.95: 95%).
         n_bootstrap : int
@@ -210,13 +210,24 @@ class Report:
             replacement, as :mod:`~rag_eval_adapters.compare` does; seeded, so the same report gives the same
             intervals). The work grows as ``n_bootstrap`` times the number of scored queries.
         seed : int or None
-            Seed of the resampling.
+            Seed of the resampling. Every group is resampled from a generator seeded afresh (the same draws
+            for every metric of the group, each metric's means computed from its own values), so a row's
+            interval does not depend on which other groups or metrics the report holds; with ``None`` one
+            fresh seed is drawn for the whole call.
 
         Returns
         -------
         GroupedReport
             One :class:`GroupStats` per group (in order of first appearance among the scored queries, then
             groups with only failed queries) and the overall row, labelled ``"all"``.
+
+        Raises
+        ------
+        ValueError
+            When a query's group is ``"all"`` (naming the query), or for a bad ``confidence`` or
+            ``n_bootstrap``.
+        TypeError
+            When a group is not hashable.
         """
         confidence = check_fraction(confidence, "confidence")
         n_bootstrap = check_count(n_bootstrap, "n_bootstrap")
@@ -232,12 +243,13 @@ class Report:
             order.setdefault(label, []).append(row)
         for label in failed:
             order.setdefault(label, [])
-        rng = np.random.default_rng(seed)
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy)  # one seed for every group and metric of this call
         groups = [
-            _stats(label, self.values[rows], self._keys, failed.get(label, 0), confidence, n_bootstrap, rng)
+            _stats(label, self.values[rows], self._keys, failed.get(label, 0), confidence, n_bootstrap, seed)
             for label, rows in order.items()
         ]
-        overall = _stats(OVERALL, self.values, self._keys, len(self.errors), confidence, n_bootstrap, rng)
+        overall = _stats(OVERALL, self.values, self._keys, len(self.errors), confidence, n_bootstrap, seed)
         name = field if isinstance(field, str) else getattr(field, "__name__", "group")
         return GroupedReport(str(name), self.keys, groups, overall, confidence, n_bootstrap)
 
@@ -334,20 +346,26 @@ def _hashable_groups(group_of: Callable[[Hashable], Any], field: Grouping) -> Ca
             what = f"attribute {field!r}" if isinstance(field, str) else "group"
             raise TypeError(f"query {query_id!r}: its {what} is a {type(group).__name__} ({group!r:.60}); "
                             "a group must be a hashable value such as a string or a number")
+        if isinstance(group, str) and group == OVERALL:
+            what = f"attribute {field!r}" if isinstance(field, str) else "group"
+            raise ValueError(f"query {query_id!r}: its {what} is {OVERALL!r}, the label of the overall row; give "
+                             "that group another name (e.g. group with a mapping or a function of the query id)")
         return group
 
     return checked
 
 
-def _stats(label, values, keys, errors, confidence, n_bootstrap, rng) -> GroupStats:
+def _stats(label, values, keys, errors, confidence, n_bootstrap, seed: int) -> GroupStats:
+    """One row of a GroupedReport. The group's resamples come from a generator seeded afresh with ``seed``, and
+    each metric's mean and interval are computed from its own column, so a row depends neither on the other
+    groups nor on the other metrics."""
     n = values.shape[0]
     if n == 0:
         return GroupStats(label, 0, errors, {}, {}, {})
-    mean = values.mean(axis=0)
-    low, high = bootstrap_interval(values, n_bootstrap, confidence, rng)
+    low, high = bootstrap_interval(values, n_bootstrap, confidence, np.random.default_rng(seed))
     return GroupStats(
-        label, n, errors, dict(zip(keys, mean.tolist(), strict=False)), dict(zip(keys, low.tolist(), strict=False)),
-        dict(zip(keys, high.tolist(), strict=False)),
+        label, n, errors, dict(zip(keys, column_means(values), strict=True)),
+        dict(zip(keys, low.tolist(), strict=True)), dict(zip(keys, high.tolist(), strict=True)),
     )
 
 

@@ -77,3 +77,16 @@ def case_records():
                         "evidence": evidence,
                         "evidence_spans": [{"doc_id": f"{topic}.txt", "start": start, "end": start + len(evidence)}]})
     return records
+
+
+def write_bench_files(folder):
+    """Write :func:`documents` (one file each, into ``folder/d``) and :func:`case_records` (``folder/t.jsonl``)
+    for ``rag-eval bench``; returns (documents folder, test-set file)."""
+    import json
+
+    testset = folder / "t.jsonl"
+    testset.write_text("".join(json.dumps(r) + "\n" for r in case_records()), encoding="utf-8")
+    (folder / "d").mkdir()
+    for d in documents():
+        (folder / "d" / d["doc_id"]).write_text(d["text"], encoding="utf-8")
+    return folder / "d", testset

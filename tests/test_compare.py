@@ -342,3 +342,14 @@ def test_compare_errors(paired_files, tmp_path):
         "rag-eval: error: run elsewhere.run has no query in common with the qrels")
     assert "run file not found" in _error_line(
         *run_cli("compare", "--qrels", qrels, "--run", good, "--run", tmp_path / "gone.run"))
+
+
+@pytest.mark.parametrize("n", [7, 10, 50])
+@pytest.mark.parametrize("value", [0.1, 0.3, 1 / 3])
+def test_a_bootstrap_bound_that_is_exactly_zero_is_zero(n, value):
+    # Two queries gain `value`, the rest tie. A resample that draws neither gain has mean difference 0, and it
+    # is more likely than 2.5% for these n, so the lower bound is exactly 0: the interval does not exclude 0
+    # (single-precision resample means gave +1.19e-09 here while p = 0.52).
+    result = paired_test(np.zeros(n), [value, value] + [0.0] * (n - 2), n_bootstrap=2000)
+    assert result.ci_low == 0.0
+    assert result.randomization_p_value > 0.05

@@ -101,6 +101,49 @@ def test_demo_report_numbers_equal_evaluate_on_its_files(demo_run, small_demo_da
     assert report["usage"]["embeddings"]["computed"] > 0
 
 
+def test_rag_eval_evaluate_of_one_metric_gives_report_json_to_the_last_digit(demo_run):
+    # the command docs/bench.md shows, for every configuration; and every metric asked for alone
+    _, _, _, folder = demo_run
+    report = json.loads((folder / "report.json").read_text())
+    for name, conf in report["configurations"].items():
+        qrels, run = folder / conf["files"]["qrels"], folder / conf["files"]["run"]
+        out, err = io.StringIO(), io.StringIO()
+        code = main(["evaluate", "--qrels", str(qrels), "--run", str(run), "-m", "ndcg@10", "--format", "json"],
+                    stdout=out, stderr=err)
+        assert code == 0, err.getvalue()
+        assert json.loads(out.getvalue())["mean"] == {"ndcg@10": conf["mean"]["ndcg@10"]}, name
+        qrels, run = read_trec_qrels(qrels), read_trec_run(run)
+        for metric, value in conf["mean"].items():
+            assert evaluate(qrels, run, [metric]).mean == {metric: value}, (name, metric)
+
+
+def _gen_bench_docs():
+    """tools/gen_bench_docs.py, loaded by path (a development tool, not part of the package)."""
+    import importlib.util
+
+    path = TOOLS / "gen_bench_docs.py"
+    if not path.is_file():
+        pytest.skip("tools/ is not part of an installed package")
+    spec = importlib.util.spec_from_file_location("gen_bench_docs", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_sample_report_in_the_docs_is_what_this_run_writes(demo_run):
+    # the demo run the tests share is the one docs/bench.md shows: same cut, same permutations
+    _, _, _, folder = demo_run
+    generator = _gen_bench_docs()
+    report_md = (folder / "report.md").read_text(encoding="utf-8")
+    sample = generator.excerpt(report_md)
+    page = (Path(__file__).resolve().parents[1] / "docs" / "bench.md").read_text(encoding="utf-8")
+    assert generator.documented(page) == sample, "regenerate with: python tools/gen_bench_docs.py"
+    lines = set(report_md.splitlines())
+    table_rows = [line for line in sample.splitlines() if line.startswith(("|", "- "))]
+    assert len(table_rows) > 40 and all(line in lines for line in table_rows)  # every row is the report's own
+    assert " s." not in sample.splitlines()[0]  # the run time is left out
+
+
 def test_a_second_demo_run_reuses_the_embeddings(demo_run, small_demo_data, tmp_path):
     _, _, _, folder = demo_run
     code, _, err = run_demo_cli(["--output-dir", tmp_path / "again", "--cache-dir", folder / ".cache",

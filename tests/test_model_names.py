@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 pytest.importorskip("openai")
 
-from bench_helpers import case_records, documents  # noqa: E402
+from bench_helpers import case_records, documents, write_bench_files  # noqa: E402
 from openai_server import fake_embedding  # noqa: E402
 
 from rag_eval_adapters import modelcalls  # noqa: E402
@@ -172,12 +172,8 @@ def test_a_new_retriever_is_one_table_entry(monkeypatch, tmp_path):
                        settings=settings)
     copy, original = result.result("s32o8/bm25-copy").report, result.result("s32o8/bm25").report
     assert copy.per_query == original.per_query
-    testset = tmp_path / "t.jsonl"
-    testset.write_text("".join(json.dumps(r) + "\n" for r in case_records()), encoding="utf-8")
-    (tmp_path / "d").mkdir()
-    for d in documents():
-        (tmp_path / "d" / d["doc_id"]).write_text(d["text"], encoding="utf-8")
-    code, _, stderr = cli("bench", "--documents", tmp_path / "d", "--testset", testset, "--chunking", "32:8",
+    folder, testset = write_bench_files(tmp_path)
+    code, _, stderr = cli("bench", "--documents", folder, "--testset", testset, "--chunking", "32:8",
                           "--retriever", "bm25-copy", "--skip-e2e", "--k", "1,3", "--permutations", "20",
                           "--output", tmp_path / "r")
     assert code == 0, stderr

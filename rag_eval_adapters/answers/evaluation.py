@@ -47,6 +47,13 @@ def _record(item: Any, index: int) -> tuple[Hashable, AnswerRecord | str]:
     if not isinstance(qid, Hashable):
         raise TypeError(f"record {index}: query_id must be a string or a number, got {type(qid).__name__}")
     try:
+        unequal = bool(qid != qid)
+    except (TypeError, ValueError):  # pandas' NA has no truth value
+        unequal = True
+    if unequal:  # NaN equals nothing, itself included: two NaN ids would both pass the uniqueness check
+        raise ValueError(f"record {index}: query_id is {qid!r}, which does not equal itself; give each query an "
+                         "id that does (a string or a finite number)")
+    try:
         if "prediction" not in item:
             raise ValueError("no 'prediction' field")
         prediction = check_prediction(item["prediction"], "prediction")
@@ -119,7 +126,8 @@ def evaluate_answers(
     Raises
     ------
     ValueError
-        A record without ``query_id``, a repeated ``query_id``, ``semantic_similarity`` without an embedder,
+        A record without ``query_id``, a repeated ``query_id``, a ``query_id`` that does not equal itself
+        (NaN), ``semantic_similarity`` without an embedder,
         no records, or no record that could be scored.
     """
     measures = parse_answer_metrics(metrics)

@@ -44,13 +44,21 @@ def check_prediction(prediction: object, field: str = "prediction") -> str:
 
 
 def check_references(references: object, field: str = "references") -> list[str]:
-    """One reference or several as a non-empty list of strings; ``TypeError``/``ValueError`` otherwise."""
+    """One reference or several as a non-empty list of strings; ``TypeError``/``ValueError`` otherwise.
+
+    A set of references is taken in sorted order: a set's own order changes with ``PYTHONHASHSEED``, and the
+    first of several equally good references decides the precision and recall a metric reports.
+    """
     if isinstance(references, str):
         return [references]
     if not isinstance(references, Sequence) and not isinstance(references, (set, frozenset)):
         raise TypeError(
             f"{field} must be a string or a list of strings, got {type(references).__name__}: {references!r:.80}"
         )
+    if isinstance(references, (set, frozenset)):
+        strings = [r for r in references if isinstance(r, str)]
+        others = [r for r in references if not isinstance(r, str)]
+        references = sorted(strings) + others  # a non-string is refused below, naming it
     refs = list(references)
     if not refs:
         raise ValueError(f"{field} is empty: give at least one reference answer")
@@ -120,23 +128,46 @@ def token_f1(prediction: str, references: References, *, normalization: Normaliz
 
 
 def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
-    """Length of the longest common subsequence of two token sequences (bit-parallel, Hyyro 2004)."""
+    """Length of the longest common subsequence of two token sequences (bit-parallel, Hyyro 2004).
+
+    The longer sequence is the bit vector: one bit per token, and for each distinct token the mask of its
+    positions. Masks are kept only for the tokens frequent enough that at most 64 are kept (each as long as the
+    sequence), and built from the token's positions when a rarer one is met, so memory stays linear in the text
+    length (a mask per distinct token would be quadratic on long texts: 2.6 GB for two 200,000-token texts).
+    """
     if len(a) < len(b):
         a, b = b, a
-    masks: dict[str, int] = {}
-    bit = 1
-    for token in a:
-        masks[token] = masks.get(token, 0) | bit
-        bit <<= 1
-    full = bit - 1
+    n = len(a)
+    positions: dict[str, list[int]] = {}
+    for i, token in enumerate(a):
+        positions.setdefault(token, []).append(i)
+    kept = max(1, n // 64)  # tokens occurring at least this often keep their mask: at most 64 of them
+    masks = {token: _mask(where, n) for token, where in positions.items() if len(where) >= kept}
+    full = (1 << n) - 1
     v = full
-    get = masks.get
     for token in b:
-        m = get(token)
-        if m:
-            u = v & m
-            v = ((v + u) | (v - u)) & full
-    return len(a) - v.bit_count()
+        m = masks.get(token)
+        if m is None:
+            where = positions.get(token)
+            if where is None:
+                continue
+            m = _mask(where, n)
+        u = v & m
+        v = ((v + u) | (v - u)) & full
+    return n - v.bit_count()
+
+
+def _mask(where: list[int], n: int) -> int:
+    """The int whose bits ``where`` (of ``n``) are set."""
+    if len(where) <= 4:
+        m = 0
+        for i in where:
+            m |= 1 << i
+        return m
+    bits = bytearray((n + 7) // 8)
+    for i in where:
+        bits[i >> 3] |= 1 << (i & 7)
+    return int.from_bytes(bits, "little")
 
 
 def _lcs_overlap(pred: list[str], ref: list[str]) -> Overlap:

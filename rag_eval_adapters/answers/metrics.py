@@ -116,8 +116,10 @@ class TokenF1(AnswerMetric):
     .. math:: \mathrm{F1} = \max_{r} \frac{2PR}{P + R}, \quad P = \frac{|a \cap r|}{|a|}, \quad R = \frac{|a \cap r|}{|r|}
 
     :math:`a \cap r` is the multiset intersection of the token lists; 0 when there is no overlap or a side is
-    empty. With several references the one of highest F1 counts (its precision and recall with it). Keys
-    ``token_f1``, ``token_precision``, ``token_recall`` (``f1`` is retrieval F1, of retrieved ids).
+    empty. With several references the one of highest F1 counts (its precision and recall with it; among
+    ties the first, and references given as a set are taken in sorted order, so the result never depends on
+    ``PYTHONHASHSEED``). Keys ``token_f1``, ``token_precision``, ``token_recall`` (``f1`` is retrieval F1, of
+    retrieved ids).
 
     References
     ----------
@@ -148,7 +150,8 @@ class RougeL(AnswerMetric):
     ``score_multi``. ``stem=True`` applies NLTK's Porter stemmer, as ``rouge-score`` does, to ASCII tokens
     longer than three characters (other scripts are left alone; ``nltk`` comes with the ``answers`` extra and
     is imported only when stemming is asked for). The LCS is computed bit-parallel (Hyyrö 2004), in
-    :math:`O(nm/64)`. Keys ``rouge_l``, ``rouge_l_precision``, ``rouge_l_recall``, ``rouge_l_stem...``.
+    :math:`O(nm/64)` time and memory linear in the text length (only the masks of frequent tokens are kept).
+    Keys ``rouge_l``, ``rouge_l_precision``, ``rouge_l_recall``, ``rouge_l_stem...``.
 
     References
     ----------
@@ -180,7 +183,9 @@ class SemanticSimilarity(AnswerMetric):
     .. math:: \mathrm{sim} = \max_{r} \max\left(0, \frac{e(a) \cdot e(r)}{\lVert e(a) \rVert \, \lVert e(r) \rVert}\right)
 
     Both texts are embedded as queries (``side="query"``, E5's advice for symmetric tasks) or as passages
-    (``side="passage"``, as LlamaIndex's ``SemanticSimilarityEvaluator``). Needs an embedder.
+    (``side="passage"``, as LlamaIndex's ``SemanticSimilarityEvaluator``). Needs an embedder. Vectors of any
+    finite scale work (each is divided by its largest component before its norm is taken, so components
+    near 1e308 or subnormal ones give the right cosine); a zero vector, NaN or infinity is an error.
 
     References
     ----------

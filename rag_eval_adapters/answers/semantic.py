@@ -37,11 +37,14 @@ def embed(embedder: Embedder, texts: Sequence[str], side: Side = "query") -> np.
     method = embedder.embed_queries if side == "query" else embedder.embed_passages
     texts = list(texts)
     matrix = as_matrix(method(texts) if texts else np.zeros((0, 1)), len(texts), f"{type(embedder).__name__}.{method.__name__}")
-    norms = np.linalg.norm(matrix, axis=1)
-    if (norms == 0).any():
-        i = int(np.flatnonzero(norms == 0)[0])
+    # Each row scaled by its largest component first: the norm of 1e308-sized (or subnormal) components would
+    # overflow to inf (or underflow to 0) and every cosine would come out 0.
+    largest = np.abs(matrix).max(axis=1) if matrix.size else np.zeros(len(matrix))
+    if (largest == 0).any():
+        i = int(np.flatnonzero(largest == 0)[0])
         raise ValueError(f"the embedding of text {i} ({texts[i]!r:.60}) is the zero vector; cosine is undefined")
-    return matrix / norms[:, None]
+    matrix = matrix / largest[:, None]
+    return matrix / np.linalg.norm(matrix, axis=1)[:, None]
 
 
 def similarity_batch(

@@ -37,7 +37,7 @@ def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
 
     console = Console(file=stdout, width=width)
     table = Table(title="Retrieval by configuration (all evaluated questions)")
-    table.add_column("configuration")
+    table.add_column("configuration")  # the cells are Text: a configuration's name is never console markup
     columns = summary_columns(result)
     for label, _ in columns:
         table.add_column(label, justify="right")
@@ -49,7 +49,7 @@ def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
         row = [r.name] + [f"{r.report.mean[key]:.3f}" for _, key in columns]
         if answers:
             row += [f"{r.answers.mean[m]:.3f}" if r.answers is not None else "-" for m in ("token_f1", "semantic_similarity")]
-        table.add_row(*row)
+        table.add_row(*map(Text, row))
     console.print(table)
     console.print(Text(LEGEND + (ANSWER_LEGEND if answers else ""), style="dim"))
     console.print(Text("In plain words:", style="bold"))

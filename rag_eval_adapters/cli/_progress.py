@@ -39,7 +39,7 @@ class Steps:
 
             self._progress = Progress(
                 SpinnerColumn(),
-                TextColumn("{task.description}"),
+                TextColumn("{task.description}", markup=False),  # a file name is not console markup
                 BarColumn(),
                 MofNCompleteColumn(),
                 console=Console(file=stream) if stream is not None else Console(stderr=True),

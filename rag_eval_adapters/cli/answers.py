@@ -95,7 +95,10 @@ def cmd_answers(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     if args.group_by:
         if not any(args.group_by in a for a in report.attributes.values()):
             raise CLIError(f"--group-by {args.group_by}: no record has that field")
-        grouped = report.by(args.group_by)
+        try:
+            grouped = report.by(args.group_by)
+        except (TypeError, ValueError) as exc:  # a group named "all", or one that is not hashable
+            raise CLIError(f"--group-by {args.group_by}: {one_line(str(exc))}") from None
     _render(report, grouped, args, stdout, stderr)
     if args.plot:
         means = {str(g.group): dict(g.mean) for g in grouped.rows if g.mean} if grouped else {

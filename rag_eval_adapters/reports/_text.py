@@ -61,16 +61,20 @@ def _counts_line(counts: Mapping[str, Any]) -> str:
 
 
 def _rich_table(title: str | None, header: Sequence[str], rows: Iterable[Sequence[str]], numeric_from: int = 1):
-    """A rich table with its title on a line of its own above it (so a narrow table never wraps it)."""
+    """A rich table with its title on a line of its own above it (so a narrow table never wraps it).
+
+    Every header, cell and the title are plain text (``rich.text.Text``), never console markup: a query id,
+    group or run name such as ``[/]`` or ``[bold red]x`` is printed as written.
+    """
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
 
     table = Table()
     for i, h in enumerate(header):
-        table.add_column(h, justify="right" if i >= numeric_from else "left")
+        table.add_column(Text(str(h)), justify="right" if i >= numeric_from else "left")
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*(Text(str(cell)) for cell in row))
     if not title:
         return table
     return Group(Text(title, style="bold"), table)
