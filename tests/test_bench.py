@@ -343,3 +343,18 @@ def test_tests_and_verdict_are_corrected_for_the_family_they_come_from(bench_run
     assert "No test can reach 0.05 after the correction: the smallest p-value 200 permutations give is 0.005" in md
     with pytest.raises(ValueError, match="unknown correction 'sidak'"):
         BenchSettings(correction="sidak")
+
+
+def test_a_verdict_interval_bound_of_zero_reads_plus_zero():
+    from rag_eval_adapters.bench.scoring import ConfigResult, verdict
+
+    qrels = {f"q{i}": {"good": 1} for i in range(10)}
+    best = {q: {"good": 2.0, "bad": 1.0} for q in qrels}
+    # the last equals the best on every question but one, so the interval of (last - best) ends at exactly 0
+    last = {q: ({"good": 1.0, "bad": 2.0} if q == "q0" else {"good": 2.0, "bad": 1.0}) for q in qrels}
+    middle = {q: ({"good": 1.0, "bad": 2.0} if q in ("q0",) else {"good": 2.0, "bad": 1.0}) for q in qrels}
+    middle["q1"] = {"good": 2.0, "bad": 3.0}
+    runs = {"best": best, "middle": middle, "last": last}
+    results = [ConfigResult(name, "c", name, None, {}, evaluate(qrels, run, ["ndcg@10"])) for name, run in runs.items()]
+    line = verdict(results, "ndcg@10", permutations=200)[0]
+    assert "-0.000" not in line and "95% CI [+0.000, +0.111]" in line

@@ -99,7 +99,7 @@ def _versus(best: str, other: str, comparison: Any, metric: str, reports: Mappin
     else:  # pragma: no cover - every pair is tested
         raise KeyError(f"no test of {metric} between {best} and {other}")
     sign = 1.0 if test.run_b == best else -1.0
-    low, high = sorted((sign * test.ci_low, sign * test.ci_high))
+    low, high = sorted((sign * test.ci_low + 0.0, sign * test.ci_high + 0.0))  # + 0.0: no "-0.000"
     adjusted = test.adjusted_p_value if test.adjusted_p_value is not None else test.p_value
     signif = "significant" if adjusted < comparison.correction.alpha else "not significant"
     return sign * test.difference, (
