@@ -44,6 +44,7 @@ _LAZY: dict[str, str] = {
     "RPrecision": "measures",
     "DCG": "measures",
     "NDCG": "measures",
+    "JudgedShare": "measures",
     "parse_metric": "measures",
     "parse_metrics": "measures",
     "metric_names": "measures",
@@ -61,6 +62,7 @@ if TYPE_CHECKING:  # static analysers and IDEs see ordinary imports (``X as X``:
     from .measures import NDCG as NDCG
     from .measures import AveragePrecision as AveragePrecision
     from .measures import HitRate as HitRate
+    from .measures import JudgedShare as JudgedShare
     from .measures import Metric as Metric
     from .measures import Precision as Precision
     from .measures import Recall as Recall

@@ -447,6 +447,10 @@ def compare_reports(
     if len(names) < 2:
         raise ValueError(f"compare needs at least two runs, got {len(names)}")
     typed = {name: as_report(reports[name], f"run {name!r}") for name in names}
+    for name, report in typed.items():
+        for key, cells in report.unmeasured.items():  # a paired test needs every query measured in every run
+            raise ValueError(f"run {name!r}: {key} has {len(cells)} unmeasured queries ({next(iter(cells.values()))}, "
+                             "...); compare runs whose every query has a score, e.g. after dropping those queries")
     metrics = list(typed[names[0]].mean)
     n_permutations, n_bootstrap, confidence, seed = _check_options(n_permutations, n_bootstrap, confidence, seed)
     correction = check_correction(correction)

@@ -188,12 +188,17 @@ def report_intervals(report: Any, *, method: str = "t", confidence: float = 0.95
                      seed: int | None = 0) -> dict[str, MeanInterval]:
     """The interval of every metric's mean in a :class:`~rag_eval_adapters.Report` (scored queries only).
 
-    ``method`` names the interval (``"t"``, ``"normal"``, ``"bootstrap"``). For metrics with human labels on some
+    ``method`` names the interval (``"t"``, ``"normal"``, ``"bootstrap"``); a metric's unmeasured cells (a judge
+    that could not score a query) are left out, as its mean leaves them out. For metrics with human labels on some
     queries, :func:`rag_eval_adapters.ppi.corrected_means` gives the prediction-powered intervals instead.
     """
     from .report import as_report
 
     report = as_report(report, "report")
-    return {key: mean_interval(report.values[:, j], method=method, confidence=confidence, n_bootstrap=n_bootstrap,
-                               seed=seed)
-            for j, key in enumerate(report.keys) if report.values.shape[0]}
+    out = {}
+    for j, key in enumerate(report.keys):
+        column = report.values[:, j]
+        column = column[~np.isnan(column)]  # a judge's unmeasured cells are NaN: the mean is of the measured ones
+        if column.size:
+            out[key] = mean_interval(column, method=method, confidence=confidence, n_bootstrap=n_bootstrap, seed=seed)
+    return out

@@ -52,6 +52,7 @@ __all__ = [
     "RPrecision",
     "DCG",
     "NDCG",
+    "JudgedShare",
     "METRICS",
     "parse_metric",
     "parse_metrics",
@@ -351,6 +352,39 @@ class NDCG(_Graded):
 
     def _compute(self, judged: Judged) -> np.ndarray:
         return judged.ndcg(self.k, self.gain)
+
+
+class JudgedShare(Metric):
+    r"""Judged at k: the ids ranked within k that have a judgment (of any grade, 0 included), divided by k.
+
+    .. math:: \mathrm{Judged@k} = \frac{|\{i \le k : d_i \text{ judged}\}|}{k}
+
+    How complete the judgments of the top of the ranking are: an unjudged id counts as not relevant in every
+    other metric, so a low judged@k says those metrics are lower bounds (fill the gaps with
+    :func:`rag_eval_adapters.judges.fill_judgments`). The denominator is k even when fewer ids were retrieved;
+    with ``k=None`` it is the number of distinct retrieved ids (0 when none). The relevance level plays no part.
+    trec_eval: none (ir_measures: ``Judged@k``).
+
+    References
+    ----------
+    S. MacAvaney, L. Soldaini, "One-Shot Labeling for Automatic Relevance Estimation", SIGIR 2023 (judged@k
+    as the coverage of the judgments).
+
+    Examples
+    --------
+    >>> from rag_eval_adapters.metrics import judged
+    >>> judged(["a", "x", "b", "y"], {"a": 1, "b": 0}, k=4)
+    0.5
+    """
+
+    name: ClassVar[str] = "judged"
+    aliases: ClassVar[tuple[str, ...]] = ("Judged",)
+    ir_measures: ClassVar[str] = "Judged@k"
+    function: ClassVar[str] = "judged"
+    default: ClassVar[bool] = False
+
+    def _compute(self, judged: Judged) -> np.ndarray:
+        return judged.judged(self.k)
 
 
 def metric_names() -> list[str]:

@@ -2,7 +2,7 @@
 
 Each metric function is derived from its class in the registry :mod:`rag_eval_adapters.measures` (the formula,
 reference and examples are in the class docstring): ``hit_rate``, ``mrr``, ``precision``, ``recall``, ``f1``,
-``average_precision``, ``r_precision``, ``dcg``, ``ndcg``, with the cutoff and the options as positional
+``average_precision``, ``r_precision``, ``dcg``, ``ndcg``, ``judged``, with the cutoff and the options as positional
 parameters. ``idcg`` and the ``*_at_k`` functions of grades in rank order are written here.
 
 Conventions shared by every function (the full definitions, with formulas, are in ``docs/metrics.md``):
@@ -33,9 +33,10 @@ from typing import Any
 
 from ._kernel import Judged
 from ._validation import as_judgments, check_gain, check_grade, check_k, finite
-from .measures import DCG, F1, MRR, NDCG, AveragePrecision, HitRate, Metric, Precision, Recall, RPrecision
+from .measures import DCG, F1, MRR, NDCG, AveragePrecision, HitRate, JudgedShare, Metric, Precision, Recall, RPrecision
 
-__all__ = ["hit_rate", "mrr", "precision", "recall", "f1", "average_precision", "r_precision", "dcg", "ndcg", "idcg",
+__all__ = ["hit_rate", "mrr", "precision", "recall", "f1", "average_precision", "r_precision", "dcg", "ndcg", "judged",
+           "idcg",
            "dcg_at_k", "idcg_at_k", "ndcg_at_k"]
 
 Expected = Iterable[Hashable] | Mapping[Hashable, float]
@@ -117,6 +118,7 @@ average_precision = _function_for(AveragePrecision)
 r_precision = _function_for(RPrecision)
 dcg = _function_for(DCG)
 ndcg = _function_for(NDCG)
+judged = _function_for(JudgedShare)
 
 
 def idcg(

@@ -318,7 +318,10 @@ def corrected_means(report: Any, human: Mapping[Hashable, Mapping[str, float]], 
         if len(labelled) < 2 or len(labelled) == len(row_of):
             continue
         column = report.values[:, j]
-        judge = {q: float(column[i]) for q, i in row_of.items()}
+        judge = {q: float(column[i]) for q, i in row_of.items() if not math.isnan(column[i])}  # measured cells
+        labelled = [q for q in labelled if q in judge]
+        if len(labelled) < 2 or len(labelled) == len(judge):
+            continue
         out[key] = ppi_mean_by_id(judge, {q: float(human[q][key]) for q in labelled}, confidence=confidence,
                                   quantile=quantile)
     return out

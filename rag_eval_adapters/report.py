@@ -17,6 +17,7 @@ compares several.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -70,10 +71,16 @@ class Report:
     attributes : mapping, optional
         ``{query_id: {field: value}}``: what is known of each query besides its scores, such as
         ``query_type``; failed queries may have attributes too. :meth:`by` groups on them.
+    unmeasured : mapping, optional
+        ``{metric key: {query_id: reason}}``: cells with no score (an LLM judge's refusal, a failed call...).
+        The query keeps its other scores; means, intervals and per-query values leave those cells out and
+        :attr:`measured` counts the rest. In ``values`` such a cell is NaN (nowhere else).
+    info : mapping, optional
+        What produced the scores, shown with them: e.g. ``{"judge": {"judge_model", "prompt_version", ...}}``.
 
     Attributes
     ----------
-    metrics, query_ids, values, errors, counts, relevance_level, attributes
+    metrics, query_ids, values, errors, counts, relevance_level, attributes, unmeasured, info
         As given (``values`` as a float64 array).
     """
 
@@ -86,6 +93,8 @@ class Report:
         counts: Mapping[str, int] | None = None,
         relevance_level: float | None = 1.0,
         attributes: Mapping[Hashable, Mapping[str, Any]] | None = None,
+        unmeasured: Mapping[str, Mapping[Hashable, str]] | None = None,
+        info: Mapping[str, Any] | None = None,
     ) -> None:
         self.metrics = list(metrics)
         self._keys = [_key(m) for m in self.metrics]
@@ -100,6 +109,8 @@ class Report:
         self.counts = dict(counts)
         self.relevance_level = relevance_level
         self.attributes = {q: dict(a) for q, a in (attributes or {}).items()}
+        self.info = dict(info or {})
+        self.unmeasured = _unmeasured_cells(self, unmeasured or {})
 
     @classmethod
     def from_per_query(
@@ -147,15 +158,30 @@ class Report:
 
     @cached_property
     def mean(self) -> dict[str, float]:
-        """Metric key -> mean over the scored queries (``{}`` when none was scored)."""
+        """Metric key -> mean over the scored queries (``{}`` when none was scored); a metric with
+        :attr:`unmeasured` cells is averaged over its measured queries (left out when it has none)."""
         if not self.query_ids:
             return {}
-        return dict(zip(self._keys, column_means(self.values), strict=False))
+        if not self.unmeasured:
+            return dict(zip(self._keys, column_means(self.values), strict=False))
+        return {k: column_means(self.values[self._measured_rows(j), j:j + 1])[0] for j, k in enumerate(self._keys)
+                if self.measured[k]}
+
+    @cached_property
+    def measured(self) -> dict[str, int]:
+        """Metric key -> queries with a score for it (the count beside each mean)."""
+        return {k: len(self.query_ids) - len(self.unmeasured.get(k, {})) for k in self._keys}
+
+    def _measured_rows(self, column: int) -> np.ndarray:
+        return ~np.isnan(self.values[:, column])
 
     @cached_property
     def per_query(self) -> dict[Hashable, dict[str, float]]:
-        """Query id -> {metric key -> value}, for the scored queries."""
+        """Query id -> {metric key -> value}, for the scored queries (unmeasured cells left out)."""
         keys = self._keys
+        if self.unmeasured:
+            return {q: {k: v for k, v in zip(keys, row, strict=True) if v == v}
+                    for q, row in zip(self.query_ids, self.values.tolist(), strict=True)}
         return {q: dict(zip(keys, row, strict=False)) for q, row in zip(self.query_ids, self.values.tolist(), strict=False)}
 
     def column(self, metric: Any) -> np.ndarray:
@@ -245,11 +271,12 @@ class Report:
             order.setdefault(label, [])
         if seed is None:
             seed = int(np.random.SeedSequence().entropy)  # one seed for every group and metric of this call
+        stats = _stats if not self.unmeasured else _stats_by_column
         groups = [
-            _stats(label, self.values[rows], self._keys, failed.get(label, 0), confidence, n_bootstrap, seed)
+            stats(label, self.values[rows], self._keys, failed.get(label, 0), confidence, n_bootstrap, seed)
             for label, rows in order.items()
         ]
-        overall = _stats(OVERALL, self.values, self._keys, len(self.errors), confidence, n_bootstrap, seed)
+        overall = stats(OVERALL, self.values, self._keys, len(self.errors), confidence, n_bootstrap, seed)
         name = field if isinstance(field, str) else getattr(field, "__name__", "group")
         return GroupedReport(str(name), self.keys, groups, overall, confidence, n_bootstrap)
 
@@ -259,7 +286,7 @@ class Report:
         for q, extra in attributes.items():
             merged.setdefault(q, {}).update(extra)
         return Report(self.metrics, self.query_ids, self.values, self.errors, self.counts,
-                      self.relevance_level, merged)
+                      self.relevance_level, merged, self.unmeasured, self.info)
 
     def to_dict(self) -> dict[str, Any]:
         """``{"mean", "per_query", "counts", "errors", "metrics", "relevance_level"}`` (and ``attributes`` when
@@ -274,6 +301,11 @@ class Report:
         }
         if self.attributes:
             out["attributes"] = {str(q): a for q, a in self.attributes.items()}
+        if self.unmeasured:
+            out["measured"] = dict(self.measured)
+            out["unmeasured"] = {k: {str(q): r for q, r in cells.items()} for k, cells in self.unmeasured.items()}
+        if self.info:
+            out["info"] = dict(self.info)
         return out
 
     def to_dataframe(self) -> Any:
@@ -326,6 +358,27 @@ def _parsed(name: str) -> Any:
     return parse_metric(name)
 
 
+def _unmeasured_cells(report: Report, unmeasured: Mapping[str, Mapping[Hashable, str]]) -> dict[str, dict]:
+    """The checked ``unmeasured`` cells of ``report``, each set to NaN in its ``values`` (a copy)."""
+    out: dict[str, dict] = {}
+    rows = {q: i for i, q in enumerate(report.query_ids)}
+    for key, cells in unmeasured.items():
+        if key not in report._keys:
+            raise ValueError(f"unmeasured names the metric {key!r}, which this report does not hold ({report._keys})")
+        if not cells:
+            continue
+        missing = [q for q in cells if q not in rows]
+        if missing:
+            raise ValueError(f"unmeasured {key!r} names queries that are not scored rows: {missing[:5]}")
+        if not out:
+            report.values = report.values.copy()
+        column = report._keys.index(key)
+        for q in cells:
+            report.values[rows[q], column] = np.nan
+        out[key] = {q: str(r) for q, r in cells.items()}
+    return out
+
+
 def _grouper(field: Grouping, attributes: Mapping[Hashable, Mapping[str, Any]]) -> Callable[[Hashable], Any]:
     if isinstance(field, str):
         return lambda q: attributes.get(q, {}).get(field)
@@ -369,6 +422,21 @@ def _stats(label, values, keys, errors, confidence, n_bootstrap, seed: int) -> G
     )
 
 
+def _stats_by_column(label, values, keys, errors, confidence, n_bootstrap, seed: int) -> GroupStats:
+    """:func:`_stats` of each column over its measured rows (a report with unmeasured cells)."""
+    mean, low, high, measured = {}, {}, {}, {}
+    for j, key in enumerate(keys):
+        column = values[:, j]
+        kept = column[~np.isnan(column)].reshape(-1, 1)
+        measured[key] = int(kept.shape[0])
+        if kept.shape[0]:
+            one = _stats(label, kept, [key], errors, confidence, n_bootstrap, seed)
+            mean.update(one.mean)
+            low.update(one.ci_low)
+            high.update(one.ci_high)
+    return GroupStats(label, values.shape[0], errors, mean, low, high, measured)
+
+
 @dataclass(frozen=True)
 class GroupStats:
     """One row of a :class:`GroupedReport`.
@@ -383,7 +451,11 @@ class GroupStats:
         Queries of the group that could not be scored.
     mean, ci_low, ci_high : dict
         Metric key -> mean and the bounds of its interval (``{}`` when no query of the group was scored;
-        a group of one query has a zero-width interval).
+        a group of one query has a zero-width interval). A metric with unmeasured cells is averaged over its
+        measured queries, and left out when the group has none.
+    measured : dict
+        Metric key -> queries of the group with a score for it; empty when the report has no unmeasured cell
+        (then every metric was measured on all ``count`` queries).
     """
 
     group: Hashable
@@ -392,11 +464,15 @@ class GroupStats:
     mean: dict[str, float]
     ci_low: dict[str, float]
     ci_high: dict[str, float]
+    measured: dict[str, int] = dataclasses.field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"group", "count", "errors", "mean", "ci_low", "ci_high"}``, ready for JSON."""
-        return {"group": self.group, "count": self.count, "errors": self.errors, "mean": dict(self.mean),
-                "ci_low": dict(self.ci_low), "ci_high": dict(self.ci_high)}
+        """``{"group", "count", "errors", "mean", "ci_low", "ci_high"}`` (and ``measured``), ready for JSON."""
+        out = {"group": self.group, "count": self.count, "errors": self.errors, "mean": dict(self.mean),
+               "ci_low": dict(self.ci_low), "ci_high": dict(self.ci_high)}
+        if self.measured:
+            out["measured"] = dict(self.measured)
+        return out
 
 
 @dataclass(frozen=True)
@@ -441,7 +517,7 @@ class GroupedReport:
         """Group -> mean of ``metric`` (groups with no scored query left out), the overall mean last."""
         if metric not in self.keys:
             raise KeyError(f"{metric!r} was not evaluated; this report holds {self.keys}")
-        return {row.group: row.mean[metric] for row in self.rows if row.count}
+        return {row.group: row.mean[metric] for row in self.rows if row.count and metric in row.mean}
 
     def to_dict(self) -> dict[str, Any]:
         """``{"field", "metrics", "confidence", "n_bootstrap", "groups": [...]}`` (overall row last)."""

@@ -69,6 +69,16 @@ def _socket_guard(monkeypatch):
     yield
 
 
+@pytest.fixture
+def judge_server():
+    """The local OpenAI-compatible server playing a judge (``judge_server.judge_content``), for the judges' tests."""
+    from judge_server import judge_content
+    from openai_server import FakeOpenAIServer
+
+    with FakeOpenAIServer(handler=judge_content) as server:
+        yield server
+
+
 @pytest.fixture(scope="session")
 def reference_dir() -> Path:
     """trec_eval's own regression files; the test is skipped where they are absent."""

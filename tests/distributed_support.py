@@ -145,3 +145,12 @@ def random_tables(seed: int, by: str = "score", str_docs: bool = True, int_queri
     qrels_df = pd.DataFrame(qrels, columns=["query_id", "doc_id", "grade"])
     run_df = pd.DataFrame(run, columns=["query_id", "doc_id", by]).sample(frac=1.0, random_state=seed)
     return qrels_df, run_df.reset_index(drop=True)
+
+
+def make_judge(base_url: str, api_key: str, cache: str | None = None, max_concurrency: int = 4):
+    """An LLMJudge on the local judge server (built in each Ray actor)."""
+    from rag_eval_adapters.judges import LLMJudge
+    from rag_eval_adapters.testsets import OpenAICompatibleLLM
+
+    llm = OpenAICompatibleLLM("judge-model", base_url=base_url, api_key=api_key)
+    return LLMJudge(llm, cache=cache, max_concurrency=max_concurrency, retry_base_delay=0.0, progress=False)

@@ -45,6 +45,9 @@ prompt contains a substring these actions (checked first: concurrency makes arri
 * ``server.usage_override = {"prompt_tokens": ..., "completion_tokens": ...}``: the ``usage`` every chat answer
   reports instead of the word counts (a server misreporting usage).
 
+``server.reject_response_format = True`` answers 400 to every request that has a ``response_format`` (a
+server without structured output).
+
 Inspection: ``server.requests`` (every :class:`RecordedRequest`: path, body, status, action),
 ``server.chat_requests`` / ``server.embedding_requests``, ``server.max_in_flight``, and
 ``server.usage_sent`` (the summed ``usage`` the server reported on 200 chat answers).
@@ -222,6 +225,7 @@ class FakeOpenAIServer(LoopbackServer):
     handler: Callable[[dict[str, Any]], str] = default_chat_content
     requests: list[RecordedRequest] = field(default_factory=list)
     max_in_flight: int = 0
+    reject_response_format: bool = False  # answer 400 to a request with response_format (servers without it)
     usage_override: dict[str, int] | None = None
 
     def __post_init__(self) -> None:
@@ -399,6 +403,9 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(record, 404, {"error": {"message": f"no route for POST {path}"}})
         if not isinstance(body.get("messages"), list) or not body["messages"]:
             return self._send(record, 400, {"error": {"message": "messages is required"}})
+        if fake.reject_response_format and "response_format" in body:
+            return self._send(record, 400, {"error": {"message": "response_format is not supported",
+                                                      "type": "invalid_request_error"}}, action="fail 400")
         action = fake._next_action(record.prompt)
         if action is not None and action["kind"] == "fail":
             status = action["status"]

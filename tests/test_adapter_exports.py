@@ -9,6 +9,7 @@ LLAMAINDEX_API = {
     "AveragePrecision", "NDCG", "metrics_from_names", "evaluate_dataset", "aevaluate_dataset", "DatasetEvaluation",
     "QueryError", "evaluate_retriever", "ScoringRetriever", "nodes_from_records", "RerankRelevancyMetric",
     "CohereRerankRelevancyMetric",
+    "JudgeEvaluator", "JudgeFaithfulnessEvaluator", "JudgeRelevancyEvaluator", "JudgeCorrectnessEvaluator",
 }
 
 

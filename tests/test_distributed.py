@@ -230,3 +230,39 @@ def test_many_small_files_and_many_shards(local_ray, tmp_path):
     assert_same(result, evaluate_columns(qrels, run, METRICS))
     assert result.stats["shards"] == 40 and result.stats["rows"] == {"qrels": len(qrels), "run": len(run)}
     assert 0 < result.stats["worker_peak_private"] <= result.stats["worker_peak_rss"]
+
+
+def test_judges_on_an_actor_pool_under_one_rate_limit_equal_judge_answers(local_ray, tmp_path):
+    import functools
+    import time
+
+    from distributed_support import make_judge
+    from judge_server import judge_content
+    from openai_server import FakeOpenAIServer
+
+    from rag_eval_adapters.distributed import judge_answers_ray
+    from rag_eval_adapters.judges import judge_answers
+
+    records = [{"query_id": f"j{i}", "question": f"Fact {i}?", "answer": f"Fact {i} is true. Moon {i} is cheese.",
+                "contexts": [f"Fact {i} is true and known."], "query_type": "odd" if i % 2 else "even"}
+               for i in range(24)]
+    records[5]["answer"] = ""
+    arrivals = []
+
+    def timed(body):
+        arrivals.append(time.monotonic())
+        return judge_content(body)
+
+    with FakeOpenAIServer(handler=timed) as server:
+        local = judge_answers(records, ["faithfulness"], make_judge(server.base_url, server.api_key))
+        sent = len(server.chat_requests)
+        arrivals.clear()
+        factory = functools.partial(make_judge, server.base_url, server.api_key, str(tmp_path / "judge.sqlite"))
+        result = judge_answers_ray(records, "faithfulness", factory, concurrency=2, batch_size=6, max_per_second=20)
+        calls = len(server.chat_requests) - sent
+        again = judge_answers_ray(records, "faithfulness", factory, concurrency=2, batch_size=6)
+        assert len(server.chat_requests) - sent == calls  # the shared cache: the re-run pays nothing
+    assert calls == 46 and result.info["usage"]["calls"] == 46 and again.info["usage"]["cache_hits"] == 46
+    assert arrivals[-1] - arrivals[0] >= 45 / 20 * 0.75  # 46 starts under one limit of 20 a second, both actors
+    assert result.per_query == local.per_query and result.unmeasured == {"faithfulness": {"j5": "empty_answer"}}
+    assert result.mean["faithfulness"] == pytest.approx(0.5) and result.info["judge"]["judge_model"] == "judge-model"

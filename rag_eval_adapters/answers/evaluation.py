@@ -94,6 +94,8 @@ def evaluate_answers(
     *,
     cache: Any = None,
     progress: bool = True,
+    judge: Any = None,
+    answer_model: str | None = None,
 ) -> Report:
     """Score every answer against its reference(s) with each metric.
 
@@ -116,6 +118,14 @@ def evaluate_answers(
         SQLite file path keeps them across runs; default an in-memory cache for this call.
     progress : bool
         Show a progress bar for 1,000 answers or more (on a terminal, unless ``TQDM_DISABLE`` says no).
+    judge : LLMJudge, optional
+        Needed by the judged metrics (``faithfulness``, ``answer_correctness`` and its ``_precision`` /
+        ``_recall``, ``context_relevance``; see :mod:`rag_eval_adapters.judges`), which read each record's
+        ``contexts`` and ``question`` too. They mix with the lexical metrics in one report; an item the judge
+        cannot score is an unmeasured cell (``report.unmeasured``, with its reason), and its mean is over the
+        measured items (``report.measured``). With judged metrics only, records need no reference.
+    answer_model : str, optional
+        The model that wrote the answers; the report warns when the judge is that model.
 
     Returns
     -------
@@ -130,6 +140,10 @@ def evaluate_answers(
         (NaN), ``semantic_similarity`` without an embedder,
         no records, or no record that could be scored.
     """
+    judged, metrics = _split_judged(metrics)
+    if judged:
+        return _with_judged(records, judged, metrics, judge, answer_model,
+                            lambda rows: evaluate_answers(rows, metrics, embedder, cache=cache, progress=progress))
     measures = parse_answer_metrics(metrics)
     if any(m.needs_embedder for m in measures):
         if embedder is None:
@@ -180,3 +194,38 @@ def _score(valid: list[AnswerRecord], measures: Sequence[AnswerMetric], embedder
         if m.needs_embedder:
             columns[j] = _semantic(valid, m, embedder, errors)
     return columns
+
+
+def _split_judged(metrics: Any) -> tuple[list[str], Any]:
+    """``(judged metric names, the other metrics)``; the others as given when there is no judged one."""
+    from ..judges import is_judged_metric
+
+    items = [metrics] if isinstance(metrics, (str, AnswerMetric)) else list(metrics)
+    judged = [m for m in items if is_judged_metric(m)]
+    return (judged, [m for m in items if not is_judged_metric(m)]) if judged else ([], items)
+
+
+def _with_judged(records: Iterable[Mapping[str, Any]], judged: list[str], rest: list[Any], judge: Any,
+                 answer_model: str | None, lexical: Any) -> Report:
+    """The judged metrics (and the ``rest``, scored by ``lexical``) of ``records`` in one report."""
+    from ..judges import RECORD_FIELDS, judge_answers
+
+    if judge is None:
+        raise ValueError(f"{', '.join(judged)} need a judge: pass judge=LLMJudge(OpenAICompatibleLLM(...)) or another "
+                         "LLMJudge")
+    if isinstance(records, Mapping) or isinstance(records, (str, bytes)):
+        raise TypeError("records must be an iterable of mappings (one per answer), not a single mapping or string")
+    rows = list(records)
+    judged_report = judge_answers(rows, judged, judge, answer_model=answer_model)
+    if not rest:
+        return judged_report
+    plain = lexical(rows)
+    row_of = {q: i for i, q in enumerate(judged_report.query_ids)}
+    picked = judged_report.values[[row_of[q] for q in plain.query_ids]]
+    values = np.hstack([plain.values, np.nan_to_num(picked, nan=0.0)]) if plain.query_ids else np.empty((0, 0))
+    unmeasured = {k: {q: r for q, r in cells.items() if q in plain.per_query}
+                  for k, cells in judged_report.unmeasured.items()}
+    attributes = {q: {k: v for k, v in a.items() if k not in RECORD_FIELDS} for q, a in plain.attributes.items()}
+    return Report(plain.metrics + judged, plain.query_ids, values, plain.errors, plain.counts,
+                  relevance_level=None, attributes={q: a for q, a in attributes.items() if a},
+                  unmeasured=unmeasured, info=judged_report.info)

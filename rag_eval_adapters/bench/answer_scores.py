@@ -13,10 +13,15 @@ __all__ = ["ANSWER_METRICS", "score_answers"]
 ANSWER_METRICS = ("token_f1", "semantic_similarity")
 
 
-def score_answers(records: Sequence[dict[str, Any]], embedder: Any) -> Any:
+def score_answers(records: Sequence[dict[str, Any]], embedder: Any, judge: Any = None) -> Any:
     """:func:`rag_eval_adapters.answers.evaluate_answers` of ``{query_id, prediction, reference, query_type}``
-    records with :data:`ANSWER_METRICS`: a Report with per-query values, ``query_type`` attributes and errors."""
+    records with :data:`ANSWER_METRICS` (and, given an LLM ``judge``, faithfulness to the records' ``contexts``
+    and answer correctness): a Report with per-query values, ``query_type`` attributes, errors and unmeasured
+    cells."""
     from ..answers import SemanticSimilarity, evaluate_answers
 
     # Both sides embedded as passages: an extractive answer is a sentence the answerer has already embedded.
-    return evaluate_answers(records, ["token_f1", SemanticSimilarity(side="passage")], embedder, progress=False)
+    metrics: list[Any] = ["token_f1", SemanticSimilarity(side="passage")]
+    if judge is not None:
+        metrics += ["faithfulness", "answer_correctness"]
+    return evaluate_answers(records, metrics, embedder, progress=False, judge=judge)

@@ -23,7 +23,8 @@ def summary_columns(result: Any) -> list[tuple[str, str]]:
 
 
 LEGEND = ("hit rate and MRR: binary, relevant = the chunk overlaps an evidence span (hit rate is what seed "
-          "benchmarks call \"Recall@k\"); nDCG: graded, linear gain = % of the evidence span the chunk covers.")
+          "benchmarks call \"Recall@k\"); nDCG: graded, linear gain = % of the evidence span the chunk covers; "
+          "judged@k: share of the top k that has a judgment.")
 """The legend under the table; :data:`ANSWER_LEGEND` follows it when answers were scored."""
 
 ANSWER_LEGEND = " Answers: token F1 and E5 cosine similarity against the reference answer."
@@ -42,13 +43,21 @@ def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
     for label, _ in columns:
         table.add_column(label, justify="right")
     answers = any(r.answers is not None for r in result.results)
+    judged = [m for m in ("faithfulness", "answer_correctness")
+              if any(r.answers is not None and m in r.answers.keys for r in result.results)]
+    coverage = f"judged@{result.settings.ks[min(2, len(result.settings.ks) - 1)]}"
+    table.add_column(coverage, justify="right")
     if answers:
         table.add_column("answer token F1", justify="right")
         table.add_column("answer similarity (E5 cosine)", justify="right")
+        for m in judged:
+            table.add_column(m.replace("_", " ") + " (judged)", justify="right")
     for r in result.results:
-        row = [r.name] + [f"{r.report.mean[key]:.3f}" for _, key in columns]
+        row = [r.name] + [f"{r.report.mean[key]:.3f}" for _, key in columns] + [f"{r.judged.get(coverage, 0.0):.3f}"]
         if answers:
             row += [f"{r.answers.mean[m]:.3f}" if r.answers is not None else "-" for m in ("token_f1", "semantic_similarity")]
+            row += [f"{r.answers.mean[m]:.3f} (n={r.answers.measured[m]})" if r.answers is not None
+                    and m in r.answers.mean else "-" for m in judged]
         table.add_row(*map(Text, row))
     console.print(table)
     console.print(Text(LEGEND + (ANSWER_LEGEND if answers else ""), style="dim"))

@@ -22,6 +22,7 @@ from .chunking import Chunk, as_chunking
 from .components import DEFAULT_RERANKERS, DEFAULT_RETRIEVERS, needs_embedder
 from .embedding import CachedEmbedder, default_embedder
 from .inputs import Document, check_output_location, check_spans, load_documents
+from .judging import judge_unlabelled, judged_share
 from .relevance import build_qrels
 from .rerank_step import rerank_hits, resolve_reranker
 from .retrievers import resolve_retriever
@@ -81,6 +82,7 @@ class BenchResult:
     files: list[Path] = field(default_factory=list)
     output_dir: Path | None = None
     provenance: dict[str, Any] = field(default_factory=dict)
+    judgments: dict[str, Any] = field(default_factory=dict)
 
     def result(self, name: str) -> ConfigResult:
         """The configuration called ``name`` (``"s256o32/bm25"``, ``"s256o32/bm25+lexical"``)."""
@@ -158,7 +160,8 @@ def _configs_for_chunking(name: str, chunks: list[Chunk], cases: list[TestCase],
 
 
 def _answer_all(results: list[ConfigResult], cases: list[TestCase], chunks: dict[str, list[Chunk]], answerer: Any,
-                embedder: Any, settings: BenchSettings, show: bool, say: Callable[[str], None]) -> None:
+                embedder: Any, settings: BenchSettings, show: bool, say: Callable[[str], None],
+                judge: Any = None) -> None:
     """Answer the first ``e2e_limit`` questions (that have a reference answer) in every configuration."""
     from .answer_scores import score_answers
 
@@ -182,9 +185,10 @@ def _answer_all(results: list[ConfigResult], cases: list[TestCase], chunks: dict
                     errors[case.query_id] = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
                     continue
             answered.append((case, memo[key]))
-        records = [{"query_id": c.query_id, "prediction": p, "reference": c.answer, "query_type": c.query_type}
-                   for c, p in answered]
-        result.answers = score_answers(records, embedder) if records else None
+        records = [{"query_id": c.query_id, "prediction": p, "reference": c.answer, "query_type": c.query_type,
+                    "question": c.query, "contexts": {d: texts[d] for d, _ in result.run.get(c.query_id, [])
+                                                      [: settings.answer_k]}} for c, p in answered]
+        result.answers = score_answers(records, embedder, judge) if records else None
         result.answer_errors = errors
         if not show:
             say(f"{result.name}: answered {len(answered)} of {len(chosen)} questions")
@@ -203,6 +207,8 @@ def run_bench(
     output_dir: str | os.PathLike | None = None,
     cache_dir: str | os.PathLike | None = None,
     show_progress: bool = False,
+    judge: Any = None,
+    judge_unlabelled: bool = False,
     log: Callable[[str], None] | None = None,
 ) -> BenchResult:
     """Benchmark every chunking x retriever (x reranker) on a test set; write the report folder.
@@ -229,6 +235,11 @@ def run_bench(
         The embedder (default: offline E5; a name of ``modelcalls.EMBEDDERS`` such as ``"openai:MODEL"``, an
         Embedder, or a LlamaIndex / LangChain embedding model) and the folder of its vector cache (default
         ``output_dir/.cache``).
+    judge : LLMJudge, optional
+        Also score the answers for faithfulness and answer correctness (see :mod:`.judging`).
+    judge_unlabelled : bool
+        With ``judge``: grade the retrieved chunks that no evidence labels, and score on the completed
+        judgments (each judgment keeps its source; ``judged@k`` shows the coverage).
     output_dir : path, optional
         Where ``report.json``, ``report.md``, ``report.txt``, charts, runs and qrels are written; not inside a
         documents folder (``ValueError``: a second run would read the reports as documents).
@@ -276,11 +287,20 @@ def run_bench(
     for name, found in chunks.items():
         results += _configs_for_chunking(name, found, cases, qrels[name], retriever_objs, scorers, settings,
                                          show_progress, say)
+    if judge_unlabelled and judge is None:
+        raise ValueError("judge_unlabelled needs a judge (an LLMJudge)")
+    judgments = _judge_unlabelled(results, cases, chunks, qrels, judge, settings) if judge_unlabelled else {}
+    for r in results:
+        r.judged = {f"judged@{k}": judged_share(qrels[r.chunking], r.run, k) for k in settings.ks}
     clock["retrieval"] = time.perf_counter()
     if e2e:
-        _answer_all(results, cases, chunks, chosen, vectors, settings, show_progress, say)
+        _answer_all(results, cases, chunks, chosen, vectors, settings, show_progress, say, judge)
     clock["answers"] = time.perf_counter()
-    result = BenchResult(results, cases, docs, chunks, qrels, unjudged, settings, output_dir=None)
+    result = BenchResult(results, cases, docs, chunks, qrels, unjudged, settings, output_dir=None,
+                         judgments=judgments)
+    if judge is not None:
+        answer_model = getattr(getattr(chosen, "llm", None), "name", None)  # an LLM answerer's model
+        result.judgments["judge"] = {**judge.describe(answer_model), "usage": judge.usage.to_dict()}
     _finish(result, clock, origin, documents, testset, scorers, chosen, vectors)
     result.timings["shared_s"] = {label: round(seconds, 3) for label, seconds in shared.items()}
     if output_dir is not None:
@@ -289,6 +309,19 @@ def run_bench(
         say(f"writing the report to {output_dir}")
         write_report(result, Path(output_dir))
     return result
+
+
+def _judge_unlabelled(results: list[ConfigResult], cases: list[TestCase], chunks: dict, qrels: dict, judge: Any,
+                      settings: BenchSettings) -> dict[str, Any]:
+    """Grade the unlabelled retrieved chunks of every chunking, complete its judgments and score again."""
+    filled = judge_unlabelled(results, cases, chunks, qrels, judge, max(settings.ks))
+    for name, done in filled.items():
+        qrels[name] = done.qrels
+    for r in results:
+        r.report, r.by_type = score_config(qrels[r.chunking], r.run, cases, settings.ks)
+    return {"unlabelled": {name: {"counts": done.counts, "sources": done.sources,
+                                  "unmeasured": {f"{q}\t{d}": why for (q, d), why in done.unmeasured.items()}}
+                           for name, done in filled.items()}}
 
 
 def _distinct_ids(chunks: list[Chunk], chunking: str) -> list[Chunk]:

@@ -63,9 +63,15 @@ def _answers(result: Any) -> dict[str, Any]:
         return {"queries": 0} if result.answer_errors else {}
     grouped = report.by("query_type", n_bootstrap=200)
     per_query = {str(q): {**report.attributes.get(q, {}), **v} for q, v in report.per_query.items()}
-    return {"queries": len(report.query_ids), "mean": report.mean,
-            "by_query_type": {str(g.group): g.to_dict() for g in grouped.groups},
-            "per_query": per_query, "errors": {str(q): e for q, e in report.errors.items()}}
+    out = {"queries": len(report.query_ids), "mean": report.mean,
+           "by_query_type": {str(g.group): g.to_dict() for g in grouped.groups},
+           "per_query": per_query, "errors": {str(q): e for q, e in report.errors.items()}}
+    if report.unmeasured:  # judged metrics: means over the measured answers, counted
+        out["measured"] = dict(report.measured)
+        out["unmeasured"] = {k: {str(q): r for q, r in cells.items()} for k, cells in report.unmeasured.items()}
+    if report.info.get("judgments"):
+        out["judgments"] = report.info["judgments"]
+    return out
 
 
 def _config_dict(result: Any, bench: Any, metric: str, texts: dict, docs: dict) -> dict[str, Any]:
@@ -79,6 +85,7 @@ def _config_dict(result: Any, bench: Any, metric: str, texts: dict, docs: dict) 
         "per_query": {str(q): v for q, v in report.per_query.items()},
         "files": {"run": f"runs/{file_stem(result.name)}.trec", "qrels": f"qrels/{file_stem(result.chunking)}.qrels"},
         "worst_queries": _worst(result, bench, metric, texts, docs),
+        "judged": dict(result.judged),
         "answers": _answers(result),
         "answer_errors": result.answer_errors,
         "seconds": round(result.seconds, 3),
@@ -98,6 +105,7 @@ def report_dict(bench: Any) -> dict[str, Any]:
         "query_types": {t: sum(c.query_type == t for c in bench.cases) for t in sorted({c.query_type for c in bench.cases})},
         "configurations": {r.name: _config_dict(r, bench, metric, texts[r.chunking], docs) for r in bench.results},
         "comparison": bench.comparison.to_dict() if bench.comparison is not None else None,
+        "judgments": bench.judgments,
         "verdict": bench.verdict,
         "timings": bench.timings,
         "usage": bench.usage,

@@ -79,17 +79,32 @@ def _tests(data: dict) -> Section:
             ["metric", "A", "B", "B - A", "95% CI", "p", "adjusted p", ""], rows, notes)
 
 
+_JUDGED = (("faithfulness", "faithfulness"), ("answer_correctness", "answer correctness"))
+
+
 def _answers(data: dict) -> Section:
     rows = []
+    judged = [(k, label) for k, label in _JUDGED
+              if any(k in ((c.get("answers") or {}).get("mean") or {}) for c in data["configurations"].values())]
     for name, c in data["configurations"].items():
         a = c.get("answers") or {}
-        for group, values in [("all", {"mean": a.get("mean")})] + list((a.get("by_query_type") or {}).items()):
-            values = (values or {}).get("mean", values)
-            if values:
-                rows.append([name, group, _f(values["token_f1"]), _f(values["semantic_similarity"])])
+        groups = [("all", {"mean": a.get("mean"), "measured": a.get("measured")})]
+        for group, values in groups + list((a.get("by_query_type") or {}).items()):
+            means, measured = (values or {}).get("mean"), (values or {}).get("measured") or {}
+            if means:
+                row = [name, group, _f(means["token_f1"]), _f(means["semantic_similarity"])]
+                row += [(_f(means[k]) + (f" (n={measured[k]})" if k in measured else "")) if k in means else "-"
+                        for k, _ in judged]
+                rows.append(row)
     answerer = (data["usage"].get("answerer") or {}).get("name", "-")
-    return (f"Answers ({answerer})", ["configuration", "query type", "token F1", "semantic similarity"], rows,
-            ["semantic similarity: cosine of E5 embeddings; unrelated texts score about 0.75."])
+    notes = ["semantic similarity: cosine of E5 embeddings; unrelated texts score about 0.75."]
+    judge = (data.get("judgments") or {}).get("judge")
+    if judge:
+        notes.append(f"judged by {judge['judge_model']} (prompt {judge['prompt_version']}); means over the answers "
+                     "it could judge (n), the others are unmeasured with their reason in report.json")
+        notes += [f"warning: {w}" for w in judge.get("warnings") or []]
+    return (f"Answers ({answerer})", ["configuration", "query type", "token F1", "semantic similarity"]
+            + [label for _, label in judged], rows, notes)
 
 
 def _worst(data: dict) -> Section:

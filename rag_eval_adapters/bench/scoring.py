@@ -54,6 +54,7 @@ class ConfigResult:
     seconds: float = 0.0
     answers: Report | None = None
     answer_errors: dict[str, str] = field(default_factory=dict)
+    judged: dict[str, float] = field(default_factory=dict)
 
     @property
     def stage(self) -> str:

@@ -5,6 +5,8 @@
 ``rag-eval generate``  writes a test set (questions, answers, evidence, relevant chunk ids) from a
                        corpus with an OpenAI-compatible LLM.
 ``rag-eval answers``   scores generated answers against reference answers (EM, F1, ROUGE-L, similarity).
+``rag-eval judge``     judges answers with an LLM (faithfulness, answer correctness, context relevance),
+                       a score or an unmeasured reason for every answer.
 ``rag-eval bench``     benchmarks chunkings x retrievers (x rerankers) on a test set, by query type,
                        with answers, significance tests and a report folder.
 ``rag-eval demo``      the same benchmark, offline, on documents and a typed test set shipped with
@@ -30,7 +32,7 @@ from ._progress import progress_enabled
 
 __all__ = ["main", "build_parser", "CLIError", "progress_enabled", "COMMANDS"]
 
-COMMANDS = ("evaluate", "compare", "generate", "answers", "bench", "demo", "meta-eval")
+COMMANDS = ("evaluate", "compare", "generate", "answers", "judge", "bench", "demo", "meta-eval")
 """The subcommands, each a module of this package (``-`` read as ``_``) with ``add_parser(subparsers)``."""
 
 

@@ -8,7 +8,7 @@ from typing import Any, TextIO
 
 from ._errors import CLIError
 
-__all__ = ["FORMATS", "emit", "print_rich", "check_plot_path", "plot"]
+__all__ = ["FORMATS", "emit", "print_rich", "check_plot_path", "plot", "with_groups"]
 
 FORMATS = ("table", "json", "csv", "markdown")
 
@@ -23,6 +23,22 @@ def emit(text: str, output: str | None, stdout: TextIO, stderr: TextIO) -> None:
         print(f"rag-eval: wrote {output}", file=stderr)
     else:
         stdout.write(text)
+
+
+def with_groups(text: str, grouped: Any, fmt: str) -> str:
+    """A rendered report with :meth:`Report.by <rag_eval_adapters.Report.by>`'s groups added: under ``"groups"``
+    of the JSON, else the groups' table after it; ``text`` unchanged when ``grouped`` is None."""
+    if grouped is None:
+        return text
+    if fmt == "json":
+        import json
+
+        data = json.loads(text)
+        data["groups"] = grouped.to_dict()
+        return json.dumps(data, indent=2, default=str) + "\n"
+    from ..reports import render_groups
+
+    return text + "\n" + render_groups(grouped, fmt)
 
 
 def print_rich(renderables: Sequence[Any], stdout: TextIO) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -11,7 +10,7 @@ from ._errors import CLIError, one_line
 from ._intervals import add_interval_options, intervals_from_args
 from ._io import check_count, check_inputs, check_outputs, fail_on_errors, output_format
 from ._models import add_embedder_options, embedder_from_args
-from ._output import FORMATS, check_plot_path, emit, plot, print_rich
+from ._output import FORMATS, check_plot_path, emit, plot, print_rich, with_groups
 from ._progress import is_tty, progress_enabled
 
 DEFAULT_ANSWER_METRICS = ("exact_match", "token_f1", "rouge_l")
@@ -119,12 +118,5 @@ def _render(report: Any, grouped: Any, args: argparse.Namespace, stdout: TextIO,
         if grouped is not None:
             stdout.write(render_groups(grouped, "table"))
         return
-    text = render_evaluation(report, args.format, **options)
-    if grouped is not None:
-        if args.format == "json":
-            data = json.loads(text)
-            data["groups"] = grouped.to_dict()
-            text = json.dumps(data, indent=2, default=str) + "\n"
-        else:
-            text += "\n" + render_groups(grouped, args.format)
-    emit(text, args.output, stdout, stderr)
+    emit(with_groups(render_evaluation(report, args.format, **options), grouped, args.format), args.output, stdout,
+         stderr)

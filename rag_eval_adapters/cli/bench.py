@@ -49,6 +49,14 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--generate", action="store_true",
                    help="first generate the test set (OUTPUT/testset.jsonl) with --llm-model from the first chunking")
     p.add_argument("--samples", type=int, default=30, metavar="N", help="questions to generate (with --generate)")
+    p.add_argument("--judge", action="store_true",
+                   help="also judge the answers with --judge-model: faithfulness and answer correctness, per "
+                        "configuration and query type (replies cached in the cache folder)")
+    p.add_argument("--judge-unlabelled", action="store_true",
+                   help="with --judge-model: grade (0-3) the retrieved chunks no evidence span labels, and score "
+                        "on the completed judgments (each keeps its source; judged@k shows the coverage)")
+    p.add_argument("--judge-model", metavar="M", help="the judge model (default --llm-model)")
+    p.add_argument("--judge-base-url", metavar="URL", help="the judge's OpenAI-compatible server (default --llm-base-url)")
     p.add_argument("--permutations", type=int, default=2000, metavar="N",
                    help="sign flips and bootstrap samples of the paired tests (default 2000)")
     p.add_argument("--correction", choices=CORRECTIONS, default="holm",
@@ -86,6 +94,9 @@ def _check_args(args: argparse.Namespace) -> None:
         if path == out or path in written or path.parent.name in ("runs", "qrels", "charts") and path.parent.parent == out:
             raise CLIError(f"--output {args.output} would write over the input {given}; write the report elsewhere")
     check_count(args.permutations, "--permutations", maximum=MAX_RESAMPLES)
+    if (args.judge or args.judge_unlabelled) and not (args.judge_model or args.llm_model):
+        raise CLIError("--judge and --judge-unlabelled need a judge: give --judge-model (and --judge-base-url for a "
+                       "local server)")
     _check_chunkings_and_output(args)
 
 
@@ -113,6 +124,21 @@ def _cache_file(args: argparse.Namespace, name: str) -> str:
     folder = Path(args.cache_dir or Path(args.output) / ".cache")
     folder.mkdir(parents=True, exist_ok=True)
     return str(folder / name)
+
+
+def _judge(args: argparse.Namespace) -> Any:
+    """The LLM judge of ``--judge`` / ``--judge-unlabelled`` (``--judge-model``, else ``--llm-model``)."""
+    if not (args.judge or args.judge_unlabelled):
+        return None
+    from ..judges import LLMJudge
+    from ..modelcalls import resolve_llm
+
+    try:
+        llm = resolve_llm(args.judge_model or args.llm_model, base_url=args.judge_base_url or args.llm_base_url,
+                          api_key_env=args.llm_api_key_env)
+    except ValueError as exc:
+        raise CLIError(f"the judge: {one_line(str(exc))}") from None
+    return LLMJudge(llm, cache=_cache_file(args, "judge.sqlite"))
 
 
 def _answerer(args: argparse.Namespace) -> Any:
@@ -166,7 +192,8 @@ def cmd_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         result = run_bench(args.documents, args.testset, chunkings=args.chunking or ["256:32", "512:64"],
                            retrievers=args.retriever or DEFAULT_RETRIEVERS, rerankers=args.rerank or DEFAULT_RERANKERS,
                            settings=settings, answerer=_answerer(args), output_dir=args.output,
-                           cache_dir=args.cache_dir, show_progress=shown, log=log)
+                           cache_dir=args.cache_dir, show_progress=shown, log=log,
+                           judge=_judge(args), judge_unlabelled=args.judge_unlabelled)
     except (ValueError, TypeError, ModelCallError, CacheError) as exc:
         raise CLIError(one_line(str(exc))) from None
     except OSError as exc:

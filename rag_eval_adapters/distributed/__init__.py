@@ -12,7 +12,7 @@ from .shards import STATUS_COLUMNS, Combined, combine, score_shard
 
 __all__ = [
     "shard_of", "score_shard", "combine", "Combined", "STATUS_COLUMNS", "evaluate_ray", "RayResult",
-    "evaluate_answers_ray",
+    "evaluate_answers_ray", "judge_answers_ray",
 ]
 
 
@@ -25,4 +25,8 @@ def __getattr__(name):  # the Ray entry points load ray only when asked for
         from . import answers
 
         return answers.evaluate_answers_ray
+    if name == "judge_answers_ray":
+        from . import judges
+
+        return judges.judge_answers_ray
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

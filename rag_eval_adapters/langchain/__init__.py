@@ -67,6 +67,7 @@ from .evaluators import (
     AveragePrecisionEvaluator,
     F1Evaluator,
     HitRateEvaluator,
+    JudgedShareEvaluator,
     MRREvaluator,
     NDCGEvaluator,
     PrecisionEvaluator,
@@ -75,9 +76,11 @@ from .evaluators import (
     RetrievalMetricsEvaluator,
     RPrecisionEvaluator,
 )
+from .judge_evaluators import JudgeEvaluator
 from .rerank import CohereRerankRelevancyEvaluator, RerankRelevancyEvaluator
 
 __all__ = [
+    "JudgeEvaluator",
     "DOCUMENT_KEYS",
     "FEEDBACK_CONFIG",
     "RetrievalMetricEvaluator",
@@ -89,6 +92,7 @@ __all__ = [
     "F1Evaluator",
     "AveragePrecisionEvaluator",
     "RPrecisionEvaluator",
+    "JudgedShareEvaluator",
     "NDCGEvaluator",
     "RerankRelevancyEvaluator",
     "CohereRerankRelevancyEvaluator",

@@ -336,10 +336,11 @@ F1Evaluator = _evaluator(measures.F1)
 AveragePrecisionEvaluator = _evaluator(measures.AveragePrecision)
 RPrecisionEvaluator = _evaluator(measures.RPrecision)
 NDCGEvaluator = _evaluator(measures.NDCG)
+JudgedShareEvaluator = _evaluator(measures.JudgedShare)
 
 EVALUATORS: dict[str, type[RetrievalMetricEvaluator]] = {
     cls.metric_class.name: cls
     for cls in (HitRateEvaluator, MRREvaluator, PrecisionEvaluator, RecallEvaluator, F1Evaluator,
-                AveragePrecisionEvaluator, RPrecisionEvaluator, NDCGEvaluator)
+                AveragePrecisionEvaluator, RPrecisionEvaluator, NDCGEvaluator, JudgedShareEvaluator)
 }
 """Registry name -> evaluator class, for every registry metric bounded by 1."""

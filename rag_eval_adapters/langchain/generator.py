@@ -34,9 +34,11 @@ class LangChainChatLLM(FrameworkChatLLM):
         self.model = model
         super().__init__(model, getattr(model, "model_name", None))
 
-    def chat(self, messages: list[dict[str, str]]) -> Completion:
-        """One chat answer for OpenAI-style ``messages``."""
-        reply = self.model.invoke([_MESSAGES[m["role"]](content=m["content"]) for m in messages])
+    def chat(self, messages: list[dict[str, str]], **request: Any) -> Completion:
+        """One chat answer for OpenAI-style ``messages``; ``request`` (the judges' ``response_format``, ``seed``,
+        ``temperature``) goes to ``model.invoke`` as keyword arguments, which ``ChatOpenAI`` sends with the
+        request (a model that refuses them makes the judges ask again without)."""
+        reply = self.model.invoke([_MESSAGES[m["role"]](content=m["content"]) for m in messages], **request)
         usage = getattr(reply, "usage_metadata", None) or {}
         refusal = (getattr(reply, "additional_kwargs", None) or {}).get("refusal")
         return Completion(text=_text(getattr(reply, "content", "")), input_tokens=int(usage.get("input_tokens") or 0),

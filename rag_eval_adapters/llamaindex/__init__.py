@@ -24,7 +24,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "rag_eval_adapters.llamaindex needs llama-index-core: pip install 'rag-eval-adapters[llamaindex]'"
     ) from exc
 
-from . import answer_evaluators, dataset, embeddings, metrics, rerank, retrievers
+from . import answer_evaluators, dataset, embeddings, judge_evaluators, metrics, rerank, retrievers
 from .answer_evaluators import (  # noqa: F401
     AnswerMetricEvaluator,
     AnswerSimilarityEvaluator,
@@ -40,6 +40,12 @@ from .dataset import (  # noqa: F401
     evaluate_retriever,
 )
 from .embeddings import LlamaIndexEmbedder  # noqa: F401
+from .judge_evaluators import (  # noqa: F401
+    JudgeCorrectnessEvaluator,
+    JudgeEvaluator,
+    JudgeFaithfulnessEvaluator,
+    JudgeRelevancyEvaluator,
+)
 from .metrics import (  # noqa: F401
     F1,
     MRR,
@@ -62,3 +68,4 @@ __all__ += metrics.__all__
 __all__ += dataset.__all__
 __all__ += retrievers.__all__
 __all__ += rerank.__all__
+__all__ += judge_evaluators.__all__

@@ -44,9 +44,12 @@ class LlamaIndexChatLLM(FrameworkChatLLM):
         self.llm = llm
         super().__init__(llm, getattr(getattr(llm, "metadata", None), "model_name", None))
 
-    def chat(self, messages: list[dict[str, str]]) -> Completion:
-        """One chat answer for OpenAI-style ``messages``."""
-        response = self.llm.chat([ChatMessage(role=_ROLES[m["role"]], content=m["content"]) for m in messages])
+    def chat(self, messages: list[dict[str, str]], **request: Any) -> Completion:
+        """One chat answer for OpenAI-style ``messages``; ``request`` (the judges' ``response_format``, ``seed``,
+        ``temperature``) goes to ``llm.chat`` as keyword arguments, which OpenAI-style integrations send with
+        the request (one that refuses them makes the judges ask again without)."""
+        response = self.llm.chat([ChatMessage(role=_ROLES[m["role"]], content=m["content"]) for m in messages],
+                                 **request)
         text = response.message.content or ""
         input_tokens, output_tokens = _usage(response)
         refusal = (getattr(response.message, "additional_kwargs", None) or {}).get("refusal")

@@ -279,11 +279,13 @@ Recall = _adapter(measures.Recall)
 F1 = _adapter(measures.F1)
 AveragePrecision = _adapter(measures.AveragePrecision)
 RPrecision = _adapter(measures.RPrecision)
+JudgedShare = _adapter(measures.JudgedShare)
 DCG = _adapter(measures.DCG)
 NDCG = _adapter(measures.NDCG, {"gain": "mode"})
 
 _ADAPTERS: dict[str, type[_CoreMetric]] = {
-    cls._llama_name: cls for cls in (HitRate, MRR, Precision, Recall, F1, AveragePrecision, RPrecision, DCG, NDCG)
+    cls._llama_name: cls for cls in (HitRate, MRR, Precision, Recall, F1, AveragePrecision, RPrecision, DCG, NDCG,
+                                      JudgedShare)
 }
 
 

@@ -35,7 +35,7 @@ from .cache import (
     open_cache,
     store_quietly,
 )
-from .chat import ChatLLM, Completion, as_chat_llm
+from .chat import ChatLLM, Completion, as_chat_llm, cached_completion, keep_completion, lookup_completion
 from .embedding import Embedder, as_embedder
 from .limits import CallLimiter
 from .openai_chat import OpenAICompatibleLLM
@@ -62,6 +62,9 @@ __all__ = [
     "OpenAICompatibleLLM",
     "OpenAIEmbedder",
     "as_chat_llm",
+    "cached_completion",
+    "keep_completion",
+    "lookup_completion",
     "as_embedder",
     "resolve_embedder",
     "resolve_llm",

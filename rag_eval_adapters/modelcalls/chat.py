@@ -9,12 +9,14 @@ The backends (``openai_chat.py``...) are listed in :mod:`.providers`.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import math
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["ChatLLM", "Completion", "FrameworkChatLLM", "as_chat_llm", "framework_adapter"]
+__all__ = ["ChatLLM", "Completion", "FrameworkChatLLM", "as_chat_llm", "framework_adapter", "cached_completion",
+           "keep_completion", "lookup_completion"]
 
 
 @dataclass(frozen=True)
@@ -96,3 +98,38 @@ def as_chat_llm(llm: Any) -> ChatLLM:
         f"llm must be a LlamaIndex LLM, a LangChain chat model or OpenAICompatibleLLM(model, base_url=...); got "
         f"{type(llm).__name__}"
     )
+
+
+def cached_completion(value: Any) -> Completion:
+    """A :class:`Completion` from its cached form (the validator of cached chat replies: anything else raises
+    ValueError, so the reply is asked for again)."""
+    if not isinstance(value, dict) or not isinstance(value.get("text"), str):
+        raise ValueError("not a cached completion")
+    refusal = value.get("refusal")
+    return Completion(text=value["text"], input_tokens=int(value.get("input_tokens") or 0),
+                      output_tokens=int(value.get("output_tokens") or 0),
+                      refusal=refusal if isinstance(refusal, str) else None)
+
+
+def keep_completion(done: Any, llm: Any, meter: Any, cache: Any, key: str) -> Completion:
+    """Account for a paid reply: check it is a :class:`Completion` (TypeError naming ``llm`` otherwise), add its
+    call and tokens to ``meter`` (a :class:`~rag_eval_adapters.modelcalls.UsageMeter`) and store it under
+    ``key`` in ``cache`` (when there is one; a failing cache warns, the reply is kept)."""
+    from .cache import store_quietly
+
+    if not isinstance(done, Completion):
+        raise TypeError(f"{llm!r}.chat must return a Completion, got {type(done).__name__}")
+    meter.add(calls=1, input_tokens=done.input_tokens, output_tokens=done.output_tokens)
+    if cache is not None:
+        store_quietly(cache, {key: dataclasses.asdict(done)})
+    return done
+
+
+def lookup_completion(cache: Any, key: str) -> Completion | None:
+    """The valid cached reply under ``key`` (None when there is no cache, no entry, or an entry that is no
+    reply)."""
+    from .cache import lookup_quietly
+
+    if cache is None:
+        return None
+    return lookup_quietly(cache, [key], cached_completion).get(key)

@@ -74,11 +74,24 @@ class OpenAICompatibleLLM:
         where = f", base_url={self.base_url!r}" if self.base_url else ""
         return f"OpenAICompatibleLLM(model={self.model!r}{where}, temperature={self.temperature})"
 
-    def chat(self, messages: list[dict[str, str]]) -> Completion:
-        """One chat completion for ``messages``."""
+    def chat(self, messages: list[dict[str, str]], *, response_format: dict[str, Any] | None = None,
+             seed: int | None = None, temperature: float | None = None) -> Completion:
+        """One chat completion for ``messages``.
+
+        The keyword arguments are optional and sent only when given: ``response_format`` (e.g. ``{"type":
+        "json_schema", "json_schema": {...}}``, replacing ``json_mode`` for this call), ``seed`` (servers that
+        take one sample reproducibly) and ``temperature`` (overriding the model's for this call). The judges
+        use them for structured output; a server that rejects them answers HTTP 400.
+        """
         extra: dict[str, Any] = {"response_format": {"type": "json_object"}} if self.json_mode else {}
+        if response_format is not None:
+            extra["response_format"] = response_format
+        if seed is not None:
+            extra["seed"] = int(seed)
         response = self._client.chat.completions.create(
-            model=self.model, messages=messages, temperature=self.temperature, max_tokens=self.max_tokens, **extra
+            model=self.model, messages=messages,
+            temperature=self.temperature if temperature is None else float(temperature),
+            max_tokens=self.max_tokens, **extra,
         )
         choice = response.choices[0] if response.choices else None
         message = getattr(choice, "message", None)

@@ -14,12 +14,20 @@ from __future__ import annotations
 
 from ._text import FORMATS, MEAN_ROW, repr_float, split_key
 from .comparison import comparison_tables, comparison_to_dict, render_comparison
-from .evaluation import QueryDetail, evaluation_tables, evaluation_to_dict, render_evaluation, worst_queries
+from .evaluation import (
+    QueryDetail,
+    evaluation_tables,
+    evaluation_to_dict,
+    notes_lines,
+    render_evaluation,
+    worst_queries,
+)
 from .groups import render_groups
 from .markup import escape_markdown
 from .plots import plot_metrics
 
 __all__ = [
+    "notes_lines",
     "FORMATS",
     "MEAN_ROW",
     "QueryDetail",

@@ -128,6 +128,11 @@ def evaluation_to_dict(
         out["per_query"] = {q: dict(v) for q, v in report.per_query.items()}
     out["counts"] = dict(report.counts)
     out["errors"] = dict(report.errors)
+    if report.unmeasured:
+        out["measured"] = dict(report.measured)
+        out["unmeasured"] = {k: {str(q): r for q, r in cells.items()} for k, cells in report.unmeasured.items()}
+    if report.info:
+        out["info"] = dict(report.info)
     if sort_by is not None:
         ordered = worst_queries(report.per_query, sort_by, out["errors"])
         if limit:
@@ -145,9 +150,14 @@ def evaluation_to_dict(
     return out
 
 
-def _mean_rows(mean: Mapping[str, float]) -> tuple[list[str], list[list[str]]]:
-    """Header and rows of the mean table: a metric x k grid when possible, else metric | value."""
+def _mean_rows(mean: Mapping[str, float], report: Report | None = None) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the mean table: a metric x k grid when possible, else metric | value; with
+    unmeasured cells, metric | value | measured (the count each mean is over)."""
     keys = list(mean)
+    if report is not None and report.unmeasured:
+        total = len(report.query_ids)
+        return ["metric", "value", "measured"], [
+            [k, _fmt(mean[k]) if k in mean else "-", f"{report.measured[k]}/{total}"] for k in report.keys]
     grid = _grid(keys)
     if grid is None:
         return ["metric", "value"], [[k, _fmt(mean[k])] for k in keys]
@@ -168,6 +178,24 @@ def _interval_rows(intervals: Mapping[str, Any]) -> tuple[list[str], list[list[s
             note = f"judge mean {_fmt(iv.judge_mean)}, corrected from {iv.n} human labels"
         rows.append([key, _fmt(iv.estimate), _fmt(iv.low), _fmt(iv.high), f"{iv.method} {iv.confidence:.0%}", note])
     return ["metric", "mean", "low", "high", "interval", ""], rows
+
+
+def notes_lines(report: Report) -> list[str]:
+    """What a report says besides its numbers: the unmeasured cells per metric by reason, the judge that
+    scored it (model, prompt version, structured output) and its warnings (self-preference)."""
+    lines = []
+    for key, cells in report.unmeasured.items():
+        reasons: dict[str, int] = {}
+        for reason in cells.values():
+            reasons[reason] = reasons.get(reason, 0) + 1
+        listed = ", ".join(f"{r} {n}" for r, n in sorted(reasons.items()))
+        lines.append(f"unmeasured {key}: {len(cells)} of {len(report.query_ids)} ({listed})")
+    judge = report.info.get("judge")
+    if isinstance(judge, Mapping):
+        lines.append(f"judge: {judge.get('judge_model')}, prompt {judge.get('prompt_version')}, structured output "
+                     f"{judge.get('structured_output')}, temperature {judge.get('temperature')}, seed {judge.get('seed')}")
+        lines += [f"warning: {w}" for w in judge.get("warnings") or []]
+    return lines
 
 
 def _per_query_rows(
@@ -218,8 +246,9 @@ def evaluation_tables(
     report = as_report(report, "report")
     from rich.text import Text
 
-    header, rows = _mean_rows(report.mean)
+    header, rows = _mean_rows(report.mean, report)
     out: list[Any] = [_rich_table(title, header, rows), Text(_counts_line(report.counts))]
+    out += [Text(line) for line in notes_lines(report)]
     if intervals:
         out.append(_rich_table(INTERVAL_TITLE, *_interval_rows(intervals), numeric_from=1))
     if per_query:
@@ -289,7 +318,10 @@ def render_evaluation(
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(["query_id"] + keys)
-        writer.writerow([MEAN_ROW] + [repr_float(report.mean[k]) for k in keys])
+        keys = report.keys if report.unmeasured else keys
+        writer.writerow([MEAN_ROW] + [repr_float(report.mean[k]) if k in report.mean else "" for k in keys])
+        if report.unmeasured:
+            writer.writerow(["measured"] + [str(report.measured[k]) for k in keys])
         if intervals:
             for bound in ("low", "high"):
                 writer.writerow([f"ci_{bound}"] + [repr_float(getattr(intervals[k], bound)) if k in intervals else ""
@@ -301,13 +333,14 @@ def render_evaluation(
                 writer.writerow([q] + [repr_float(values[k]) if k in values else "" for k in keys])
         return buffer.getvalue()
     if fmt == "markdown":
-        header, rows = _mean_rows(report.mean)
+        header, rows = _mean_rows(report.mean, report)
         parts = []
         if run_name:
             from .markup import escape_markdown
 
             parts.append(f"## {escape_markdown(run_name)}\n")
         parts += ["### Mean over queries\n", _markdown_table(header, rows), "", _counts_line(report.counts), ""]
+        parts += [f"- {line}" for line in notes_lines(report)] + ([""] if notes_lines(report) else [])
         if intervals:
             parts += [f"### {INTERVAL_TITLE}\n", _markdown_table(*_interval_rows(intervals), numeric_from=1), ""]
         if per_query:

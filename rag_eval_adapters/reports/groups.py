@@ -19,8 +19,9 @@ def _group_rows(grouped: GroupedReport) -> tuple[list[str], list[list[str]]]:
     for row in grouped.rows:
         cells = [str(row.group), str(row.count), str(row.errors)]
         for k in grouped.keys:
-            if row.count:
-                cells += [_fmt(row.mean[k]), f"[{row.ci_low[k]:.4f}, {row.ci_high[k]:.4f}]"]
+            if k in row.mean:
+                shown = _fmt(row.mean[k]) + (f" (n={row.measured[k]})" if row.measured else "")
+                cells += [shown, f"[{row.ci_low[k]:.4f}, {row.ci_high[k]:.4f}]"]
             else:
                 cells += ["-", "-"]
         rows.append(cells)

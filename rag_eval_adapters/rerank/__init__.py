@@ -6,7 +6,7 @@
 
 Scorers implement :class:`RelevanceScorer` (``score`` / ``ascore`` / ``calibrated`` / ``name``):
 :class:`LexicalScorer` (offline, no key), :class:`CohereReranker` (Cohere Rerank via the official SDK,
-imported only when constructed), :class:`CallableScorer` (any function, e.g. a sentence-transformers
+imported only when constructed), :class:`JudgeScorer` (an LLM judge's 0-3 grade / 3), :class:`CallableScorer` (any function, e.g. a sentence-transformers
 CrossEncoder) and :class:`CachedScorer` (any scorer behind a (model, query, text) -> score cache).
 """
 
@@ -37,6 +37,7 @@ from .cohere_reranker import (
     resolve_cohere_api_key,
 )
 from .errors import RerankError, RerankResponseError
+from .judge_scorer import JudgeScorer, JudgeUnmeasured
 from .lexical import LexicalScorer
 from .retry import RetryPolicy, parse_retry_after
 
@@ -45,6 +46,8 @@ __all__ = [
     "DEFAULT_COHERE_MODEL",
     "BatchRelevancy",
     "CachedScorer",
+    "JudgeScorer",
+    "JudgeUnmeasured",
     "CallableScorer",
     "CohereReranker",
     "InMemoryScoreCache",

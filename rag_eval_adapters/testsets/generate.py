@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import os
@@ -23,9 +22,9 @@ from ..modelcalls import (
     UsageMeter,
     cache_key,
     call_with_retry,
-    lookup_quietly,
+    keep_completion,
+    lookup_completion,
     open_cache,
-    store_quietly,
 )
 from ..progress import progress_bar
 from ..validation import check_count
@@ -111,11 +110,7 @@ class _Caller:
         return cache_key(self.llm.name, messages, self.params)
 
     def cached(self, messages: list[dict[str, str]]) -> Completion | None:
-        if self.cache is None:
-            return None
-        key = self.key(messages)
-        found = lookup_quietly(self.cache, [key], _completion_value).get(key)
-        return found
+        return lookup_completion(self.cache, self.key(messages))
 
     def chat(self, messages: list[dict[str, str]], what: str) -> Completion:
         hit = self.cached(messages)
@@ -133,19 +128,7 @@ class _Caller:
         except ModelCallError:
             self.meter.add(failures=1)
             raise
-        if not isinstance(done, Completion):
-            raise TypeError(f"{self.llm!r}.chat must return a Completion, got {type(done).__name__}")
-        self.meter.add(calls=1, input_tokens=done.input_tokens, output_tokens=done.output_tokens)
-        if self.cache is not None:
-            store_quietly(self.cache, {self.key(messages): dataclasses.asdict(done)})
-        return done
-
-
-def _completion_value(value: Any) -> Completion:
-    if not isinstance(value, dict) or not isinstance(value.get("text"), str):
-        raise ValueError("not a cached completion")
-    return Completion(text=value["text"], input_tokens=int(value.get("input_tokens") or 0),
-                      output_tokens=int(value.get("output_tokens") or 0), refusal=value.get("refusal"))
+        return keep_completion(done, self.llm, self.meter, self.cache, self.key(messages))
 
 
 def _ask(caller: _Caller, task: Task) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["parse_reply", "is_refusal", "strip_preamble", "ReplyError"]
+__all__ = ["parse_reply", "is_refusal", "strip_preamble", "ReplyError", "json_candidates"]
 
 _REFUSAL = re.compile(
     r"^\W*(i'?m sorry|i am sorry|sorry,|i can(no|')t|i cannot|i am unable|i'm unable|i won'?t|as an ai|"
@@ -43,11 +43,7 @@ def strip_preamble(question: str) -> str:
 def parse_reply(text: str) -> list[dict[str, Any]]:
     """The list of ``{"question", "answer", "evidence"}`` objects in a reply: the JSON object (or array) in
     the text, inside a code fence or with words around it. Raises :class:`ReplyError` when there is none."""
-    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
-    for candidate in candidates:
-        data = _first_json(candidate)
-        if data is None:
-            continue
+    for data in json_candidates(text):
         if isinstance(data, dict):
             for key in ("questions", "cases", "items", "results"):
                 if isinstance(data.get(key), list):
@@ -58,6 +54,18 @@ def parse_reply(text: str) -> list[dict[str, Any]]:
         if isinstance(data, list) and all(isinstance(x, dict) for x in data):
             return data
     raise ReplyError('no JSON object {"questions": [...]} found in the reply')
+
+
+def json_candidates(text: str) -> list[Any]:
+    """The JSON values a model's reply may hold, most likely first: the first JSON object or array inside each
+    code fence, then the first one in the whole text (words around it are ignored). Empty when there is none
+    (prose, or JSON cut off before its end)."""
+    out = []
+    for candidate in [m.group(1) for m in _FENCE.finditer(text)] + [text]:
+        data = _first_json(candidate)
+        if data is not None:
+            out.append(data)
+    return out
 
 
 def _first_json(text: str) -> Any:

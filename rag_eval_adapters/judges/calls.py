@@ -1,0 +1,249 @@
+"""One structured model call for the judges: cache, retries, limiter, usage, structured output, one repair.
+
+:class:`StructuredCaller` sends a request with temperature 0 and a seed, asking for the reply's JSON schema
+through the API's ``response_format`` when the chat model takes it (else the schema is only in the prompt, as
+it always also is); a server that rejects ``response_format`` (HTTP 400/422) is asked again without it and
+never again with it. The reply is read with pydantic; one that cannot be read gets one repair request. Every
+reply is cached by (model, messages, prompt version, seed, temperature), so a re-run sends nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+import threading
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..modelcalls import (
+    CallCache,
+    CallLimiter,
+    ChatLLM,
+    Completion,
+    ModelCallError,
+    RetryPolicy,
+    UsageMeter,
+    cache_key,
+    call_with_retry,
+    keep_completion,
+    lookup_completion,
+)
+from ..testsets.parsing import is_refusal
+from .prompts import PROMPT_VERSION, repair_messages
+from .schemas import ReplyInvalid, read_reply, response_format
+
+__all__ = ["StructuredCaller", "Outcome", "FATAL_STATUS", "STRUCTURED_MODES", "NotCached", "estimate_tokens"]
+
+#: statuses that stop a batch (bad key, no access, unknown model or endpoint): every item would fail alike
+FATAL_STATUS = frozenset({401, 403, 404})
+#: ``auto``: the API's JSON-schema output when the chat model takes ``response_format``, else the prompt only
+STRUCTURED_MODES = ("auto", "json_schema", "prompt")
+_REJECTED = frozenset({400, 422})
+
+
+class NotCached(Exception):
+    """Raised in a dry run when a call is not in the cache (it would be paid for)."""
+
+    def __init__(self, messages: list[dict[str, str]]) -> None:
+        super().__init__("not cached")
+        self.messages = messages
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A structured call's result: the validated ``reply``, or the unmeasured ``reason`` and ``detail``."""
+
+    reply: BaseModel | None = None
+    reason: str | None = None
+    detail: str = ""
+
+
+def estimate_tokens(text: str) -> int:
+    """A token estimate without a tokenizer: one per CJK character, one per four other characters."""
+    cjk = sum(1 for ch in text if "\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
+    return cjk + math.ceil((len(text) - cjk) / 4)
+
+
+def _keywords(llm: ChatLLM) -> set[str]:
+    try:
+        params = inspect.signature(llm.chat).parameters
+    except (TypeError, ValueError):
+        return set()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return {"response_format", "seed", "temperature"}
+    return {name for name in ("response_format", "seed", "temperature") if name in params}
+
+
+@functools.lru_cache(maxsize=16)
+def _format(form: type[BaseModel]) -> dict[str, Any]:
+    return response_format(form)
+
+
+def _read(text: str, form: type[BaseModel], check: Callable[[Any], Any] | None) -> BaseModel:
+    reply = read_reply(text, form)
+    if check is not None:
+        check(reply)
+    return reply
+
+
+def _sent_params(llm: ChatLLM, keywords: set[str], seed: int | None) -> dict[str, Any]:
+    """What the calls send, named in every cache key: the prompt version, temperature 0 and the seed where the
+    chat model takes them, else its own temperature (a framework model keeps its setting) and no seed."""
+    return {"prompt_version": PROMPT_VERSION, "seed": seed if "seed" in keywords else None,
+            "temperature": 0.0 if "temperature" in keywords else getattr(llm, "temperature", None)}
+
+
+class StructuredCaller:
+    """Structured model calls through the model-call layer (see the module docstring).
+
+    Parameters
+    ----------
+    llm : ChatLLM
+        The judge model.
+    cache : CallCache or None
+        Replies by key; None for none.
+    policy, limiter, meter, timeout :
+        Retries, concurrency and rate limit, usage, seconds per call.
+    seed : int or None
+        Sent where the chat model takes a seed.
+    structured : str
+        One of :data:`STRUCTURED_MODES`.
+    """
+
+    def __init__(self, llm: ChatLLM, cache: CallCache | None, policy: RetryPolicy, limiter: CallLimiter,
+                 meter: UsageMeter, timeout: float | None, seed: int | None, structured: str) -> None:
+        if structured not in STRUCTURED_MODES:
+            raise ValueError(f"structured must be one of {', '.join(STRUCTURED_MODES)}, got {structured!r}")
+        self.llm, self.cache, self.policy, self.limiter, self.meter = llm, cache, policy, limiter, meter
+        self.timeout, self.seed = timeout, seed
+        self.keywords = _keywords(llm)
+        if structured == "json_schema" and "response_format" not in self.keywords:
+            raise ValueError(f"structured='json_schema' needs a chat model whose chat() takes response_format; "
+                             f"{llm!r} does not (use structured='auto' or 'prompt')")
+        self.native = structured != "prompt" and "response_format" in self.keywords
+        self.params = _sent_params(llm, self.keywords, seed)
+        self.dry = False
+        self._lock = threading.Lock()
+
+    @property
+    def mode(self) -> str:
+        """``json_schema`` while the API's structured output is used, else ``prompt``."""
+        return "json_schema" if self.native else "prompt"
+
+    def key(self, messages: list[dict[str, str]]) -> str:
+        return cache_key(self.llm.name, messages, self.params)
+
+    def cached(self, messages: list[dict[str, str]]) -> Completion | None:
+        """The cached reply to ``messages``, or None."""
+        return lookup_completion(self.cache, self.key(messages)) if self.cache is not None else None
+
+    def _send(self, messages: list[dict[str, str]], form: type[BaseModel], native: bool) -> Completion:
+        extra: dict[str, Any] = {}
+        if native:
+            extra["response_format"] = _format(form)
+        if "seed" in self.keywords and self.seed is not None:
+            extra["seed"] = self.seed
+        if "temperature" in self.keywords:
+            extra["temperature"] = 0.0
+        with self.limiter:
+            return self.llm.chat(messages, **extra)
+
+    def chat(self, messages: list[dict[str, str]], form: type[BaseModel], what: str) -> Completion:
+        """One reply to ``messages`` (from the cache when there), retried per the policy.
+
+        Raises
+        ------
+        ModelCallError
+            The call failed for good.
+        NotCached
+            In a dry run, when the reply is not cached.
+        """
+        hit = self.cached(messages)
+        if hit is not None:
+            self.meter.add(cache_hits=1)
+            return hit
+        if self.dry:
+            raise NotCached(messages)
+        while True:
+            sent = (self.native, frozenset(self.keywords))
+            try:
+                done = self._retrying(messages, form, what)
+                break
+            except ModelCallError as exc:
+                refused = exc.status_code in _REJECTED or isinstance(exc.__cause__, TypeError)
+                if not (refused and self._fall_back(sent, exc)):
+                    self.meter.add(failures=1)
+                    raise
+        key = self.key(messages) if self.cache is not None else ""  # no hash to compute without a cache
+        return keep_completion(done, self.llm, self.meter, self.cache, key)
+
+    def _retrying(self, messages: list[dict[str, str]], form: type[BaseModel], what: str) -> Completion:
+        done, _ = call_with_retry(lambda: self._send(messages, form, self.native), self.policy, what=what,
+                                  timeout=self._watch, on_retry=lambda wait: self.meter.add(retries=1))
+        return done
+
+    def _fall_back(self, sent: tuple[bool, frozenset], exc: ModelCallError) -> bool:
+        """After a request was refused (HTTP 400/422, or a chat model that takes no such keyword): stop sending
+        ``response_format``, then ``seed`` and ``temperature``, for good. False when nothing is left to drop."""
+        with self._lock:
+            if (self.native, frozenset(self.keywords)) != sent:
+                return True  # another thread already fell back: ask again
+            if self.native:
+                self.native, dropped = False, "response_format"
+            elif self.keywords & {"seed", "temperature"}:
+                self.keywords, dropped = set(), "seed and temperature"
+            else:
+                return False
+            self.params = _sent_params(self.llm, self.keywords, self.seed)
+        why = f"HTTP {exc.status_code}" if exc.status_code is not None else type(exc.__cause__).__name__
+        warnings.warn(f"{self.llm!r} refused {dropped} ({why}); the judges no longer send it", RuntimeWarning,
+                      stacklevel=3)
+        return True
+
+    @property
+    def _watch(self) -> float | None:
+        """The timeout call_with_retry enforces (in a watcher thread): none when the chat model's own client
+        already stops within it (``OpenAICompatibleLLM``'s SDK timeout)."""
+        own = getattr(self.llm, "timeout", None)
+        if self.timeout is not None and isinstance(own, (int, float)) and not isinstance(own, bool) \
+                and 0 < own <= self.timeout:
+            return None
+        return self.timeout
+
+    def ask(self, messages: list[dict[str, str]], form: type[BaseModel], what: str,
+            check: Callable[[Any], Any] | None = None) -> Outcome:
+        """The reply to ``messages`` read into ``form`` (and passing ``check``, which raises
+        :class:`~rag_eval_adapters.judges.schemas.ReplyInvalid` to refuse it), with one repair request when it
+        cannot be read; or the reason there is none (``refusal``, ``invalid_output``, ``call_failed``).
+
+        Raises
+        ------
+        ModelCallError
+            Only for :data:`FATAL_STATUS` (a configuration error every further call would repeat).
+        """
+        try:
+            first = self.chat(messages, form, what)
+            if first.refusal:
+                return Outcome(reason="refusal", detail=first.refusal[:300])
+            try:
+                return Outcome(_read(first.text, form, check))
+            except ReplyInvalid as exc:
+                if is_refusal(first.text):
+                    return Outcome(reason="refusal", detail=first.text[:300])
+                problem = str(exc)
+            second = self.chat(repair_messages(messages, first.text, problem), form, what + " (repair)")
+            if second.refusal or is_refusal(second.text):
+                return Outcome(reason="refusal", detail=(second.refusal or second.text)[:300])
+            try:
+                return Outcome(_read(second.text, form, check))
+            except ReplyInvalid as exc:
+                return Outcome(reason="invalid_output", detail=f"after one repair request: {exc}")
+        except ModelCallError as exc:
+            if exc.status_code in FATAL_STATUS:
+                raise
+            return Outcome(reason="call_failed", detail=str(exc)[:500])
