@@ -48,3 +48,20 @@ def test_repr_and_errors():
         mean_interval([])
     with pytest.raises(ValueError, match="degrees of freedom"):
         t_quantile(0.95, 0)
+
+
+def test_a_judges_unmeasured_cells_are_left_out_as_the_report_mean_leaves_them():
+    from rag_eval_adapters import Report
+    from rag_eval_adapters.intervals import report_intervals
+    from rag_eval_adapters.ppi import corrected_means, ppi_mean
+
+    base = Report.from_per_query({f"q{i}": {"faith": i / 10} for i in range(10)})
+    values = base.values.copy()
+    values[3, 0] = np.nan
+    report = Report(base.metrics, base.query_ids, values, {}, {}, unmeasured={"faith": {"q3": "no claims"}})
+    measured = [i / 10 for i in range(10) if i != 3]
+    interval = report_intervals(report)["faith"]
+    assert interval == mean_interval(measured) and interval.estimate == pytest.approx(report.mean["faith"])
+    # a human label on the unmeasured query has no judge score to pair with: it is not used
+    corrected = corrected_means(report, {"q1": {"faith": 0.0}, "q2": {"faith": 1.0}, "q3": {"faith": 1.0}})["faith"]
+    assert corrected == ppi_mean([0.0, 1.0], [0.1, 0.2], [v for v in measured if v not in (0.1, 0.2)])
