@@ -31,16 +31,31 @@ __all__ = ["TOL", "randomization_p_values", "bootstrap_interval", "column_means"
 TOL = 1e-12  # |mean(s * d)| >= |mean(d)| - TOL counts as reaching the observed difference
 _BLOCK_CELLS = 1 << 23  # cells of the random block in one matrix product (32 MiB in single, 64 in double)
 _COUNT_CELLS = 1 << 16  # uniform draws counted per bincount call
+_CACHED_CELLS = 1 << 18  # resample weights (2 MiB in double) multiplied by every column before the next rows
 _PACKED_BYTES = 1 << 23  # random sign bytes kept at a time for the double-precision recounts
 # row b: the eight bits of byte b as 0.0/1.0, most significant first (the order of np.unpackbits)
 _BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.float32)
 
 
-def randomization_p_values(d: np.ndarray, n_permutations: int, rng: np.random.Generator) -> np.ndarray:
+def randomization_p_values(
+    d: np.ndarray, n_permutations: int, rng: np.random.Generator, exceedances: int | None = None
+) -> np.ndarray:
     """Two-sided sign-flip randomization p-value of the mean of each column of ``d`` (n x m).
 
-    ``(1 + #{s : |mean(s * d)| >= |mean(d)| - TOL}) / (1 + n_permutations)`` over ``n_permutations``
-    random sign vectors ``s``, shared by all columns.
+    A sign vector ``s`` *reaches* column ``j`` when ``|mean(s * d_j)| >= |mean(d_j)| - TOL``. The sign vectors
+    are one random sequence shared by all columns (the ``k``-th vector depends on ``n``, ``n_permutations`` and
+    the generator only), and each column is counted along it on its own:
+
+    * ``exceedances=None``: ``(1 + G) / (1 + n_permutations)`` with ``G`` the vectors among ``n_permutations``
+      that reach the column;
+    * ``exceedances=h``: Besag and Clifford's (1991) sequential p-value. The column's count stops at the first
+      ``L`` whose ``h``-th vector reaches it, and its p-value is ``h / L``; a column that ``n_permutations``
+      vectors leave with ``G < h`` reaches gets ``(1 + G) / (1 + n_permutations)``. It is a valid p-value
+      (``P(p <= u) <= u`` under the null), and ``h / L`` has relative standard error about
+      ``sqrt((1 - p) / h)``.
+
+    Drawing stops once every column has stopped, so a column's p-value is the same whatever other columns
+    are given. Blocks grow from 256 vectors, so columns that stop early cost a few hundred vectors.
     """
     n, m = d.shape
     total = d.sum(axis=0)
@@ -52,35 +67,48 @@ def randomization_p_values(d: np.ndarray, n_permutations: int, rng: np.random.Ge
     nbytes = (n + 7) // 8
     padded = np.zeros((nbytes * 8, m), dtype=np.float32)  # the bits past n multiply zeros
     padded[:n] = d32
-    rows = max(1, min(n_permutations, _BLOCK_CELLS // (nbytes * 8)))
-    chunk = max(1, min(n_permutations, _PACKED_BYTES // nbytes // rows)) * rows
+    rows = max(1, min(n_permutations, _BLOCK_CELLS // (nbytes * 8), _PACKED_BYTES // nbytes))
     bits = np.empty((rows, nbytes, 8), dtype=np.float32)
-    sums = np.empty((min(chunk, n_permutations), m), dtype=np.float32)
     exceed = np.zeros(m, dtype=np.int64)
-    for start in range(0, n_permutations, chunk):
-        c = min(chunk, n_permutations - start)
+    p = np.empty(m, dtype=np.float64)
+    active = np.arange(m)
+    done, size = 0, 256
+    while done < n_permutations and active.size:
+        c = min(size, rows, n_permutations - done)
         packed = np.frombuffer(rng.bytes(c * nbytes), dtype=np.uint8).reshape(c, nbytes)
-        for r0 in range(0, c, rows):
-            r = min(rows, c - r0)
-            np.take(_BYTE_BITS, packed[r0 : r0 + r], axis=0, out=bits[:r], mode="wrap")
-            np.matmul(bits[:r].reshape(r, nbytes * 8), padded, out=sums[r0 : r0 + r])
-        exceed += _count_reaching(sums[:c], packed, d, total, threshold, margin)
-    return (exceed + 1) / (n_permutations + 1)
+        np.take(_BYTE_BITS, packed, axis=0, out=bits[:c], mode="wrap")
+        sums = bits[:c].reshape(c, nbytes * 8) @ padded[:, active]
+        reach = _reaching(sums, packed, d[:, active], total[active], threshold[active], margin[active])
+        if exceedances is not None:
+            seen = np.cumsum(reach, axis=0) + exceed[active]
+            stops = (seen >= exceedances).any(axis=0)
+            at = done + 1 + np.argmax(seen[:, stops] >= exceedances, axis=0)  # L: the h-th reaching vector
+            p[active[stops]] = exceedances / at
+            reach, active = reach[:, ~stops], active[~stops]
+        exceed[active] += np.count_nonzero(reach, axis=0)
+        done += c
+        size *= 2
+    p[active] = (exceed[active] + 1) / (n_permutations + 1)
+    return p
 
 
-def _count_reaching(sums, packed, d, total, threshold, margin) -> np.ndarray:
-    """Per column, the sign vectors whose ``|s @ d|`` reaches ``threshold``, decided in double precision."""
+def _reaching(sums, packed, d, total, threshold, margin) -> np.ndarray:
+    """Which sign vectors (rows) reach ``threshold`` in each column: ``|s @ d| >= threshold``, in double precision.
+
+    A single-precision sum within ``margin`` of the threshold is recounted exactly from the sign bytes.
+    """
     value = np.abs(2.0 * sums.astype(np.float64) - total)
-    exceed = np.count_nonzero(value >= threshold + margin, axis=0)
+    reach = value >= threshold + margin
     close = np.abs(value - threshold) < margin
     for j in np.flatnonzero(close.any(axis=0)):
         queries = np.flatnonzero(d[:, j])  # a zero difference adds nothing whatever its sign
-        bits = np.take(packed[close[:, j]], queries >> 3, axis=1)  # the byte holding each query's bit
+        rows = np.flatnonzero(close[:, j])
+        bits = np.take(packed[rows], queries >> 3, axis=1)  # the byte holding each query's bit
         bits >>= (7 - (queries & 7)).astype(np.uint8)
         bits &= 1
         exact = np.abs(2.0 * np.einsum("ij,j->i", bits, d[queries, j]) - total[j])
-        exceed[j] += np.count_nonzero(exact >= threshold[j])
-    return exceed
+        reach[rows, j] = exact >= threshold[j]
+    return reach
 
 
 def column_means(values: np.ndarray) -> list[float]:
@@ -102,16 +130,26 @@ def column_means(values: np.ndarray) -> list[float]:
     return means
 
 
-def bootstrap_interval(d: np.ndarray, n_bootstrap: int, confidence: float, rng: np.random.Generator):
+def bootstrap_interval(
+    d: np.ndarray, n_bootstrap: int, confidence: float, rng: np.random.Generator, tolerance: float | None = None
+):
     """Percentile bootstrap interval ``(low, high)`` of the mean of each column of ``d`` (n x m).
 
-    Each of the ``n_bootstrap`` resamples draws ``n`` rows uniformly with replacement (the same resample for
-    all columns); its mean is ``counts @ d / n`` with ``counts`` the times each row was drawn. The means are
-    computed in double precision, of the centred columns with the column mean (:func:`column_means`) added back,
-    one column at a time (a column's interval does not depend on the others), so a constant column gives a
-    zero-width interval; the bounds are the ``(1 - confidence) / 2`` and
-    ``(1 + confidence) / 2`` quantiles of the means, clipped to the observed range of each column (no
-    resample mean lies outside it; the clip removes the last rounding).
+    Each resample draws ``n`` rows uniformly with replacement (the same resamples for all columns); its mean
+    is ``counts @ d / n`` with ``counts`` the times each row was drawn. The means are computed in double
+    precision, of the centred columns with the column mean (:func:`column_means`) added back, one column at a
+    time (a column's interval does not depend on the others), so a constant column gives a zero-width
+    interval; the bounds are the ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` quantiles of the
+    means, clipped to the observed range of each column (no resample mean lies outside it; the clip removes
+    the last rounding).
+
+    With ``tolerance=None`` every column takes ``n_bootstrap`` resamples. With a tolerance, resamples are
+    drawn up to checkpoints 500, 1,000, 2,000, ... (and ``n_bootstrap``, the cap), and a column stops at
+    the first checkpoint ``B`` where, for both bounds, the distribution-free 95% confidence interval of the
+    quantile (the order statistics ``B q -+ 1.96 sqrt(B q (1 - q))`` of its ``B`` resample means) is at most
+    ``2 * tolerance`` wide: each bound is then within ``tolerance`` (on the column's scale) of the one
+    infinitely many resamples would give, with about 95% confidence. The resamples are one sequence, so a
+    column's stopping point and interval do not depend on the other columns.
 
     Used by :func:`rag_eval_adapters.compare.paired_test` (columns: per-query differences) and by
     :meth:`rag_eval_adapters.Report.by` (columns: per-query scores of one group).
@@ -119,25 +157,55 @@ def bootstrap_interval(d: np.ndarray, n_bootstrap: int, confidence: float, rng: 
     n, m = d.shape
     d = np.asarray(d, dtype=np.float64)
     center = np.array(column_means(d))
-    centred = d - center
-    columns = [np.ascontiguousarray(centred[:, j]) for j in range(m)]
+    columns = [np.ascontiguousarray(column) for column in (d - center).T]
     block = max(1, min(n_bootstrap, _BLOCK_CELLS // 2 // n))  # float64: the same bytes as a sign block
     sub = max(1, min(block, _COUNT_CELLS // n))  # rows per bincount: its counters stay in cache
+    cached = max(1, _CACHED_CELLS // n)  # rows of weights every column multiplies while they are in cache
     offsets = (np.arange(sub, dtype=np.int64) * n)[:, None]
     weights = np.empty((block, n), dtype=np.float64)
-    sums = np.empty((n_bootstrap, m), dtype=np.float64)
-    for done in range(0, n_bootstrap, block):
-        c = min(block, n_bootstrap - done)
+    alpha = (1.0 - confidence) / 2.0
+    low, high = np.empty(m), np.empty(m)
+    active = list(range(m))
+    done = 0
+    checkpoint = n_bootstrap if tolerance is None else min(n_bootstrap, 500)
+    sums = np.empty((0, m), dtype=np.float64)
+    while active:
+        if sums.shape[0] < checkpoint:  # grown per checkpoint: a metric that stops early never needs the cap's rows
+            sums = np.concatenate([sums, np.empty((checkpoint - sums.shape[0], m), dtype=np.float64)])
+        c = min(block, checkpoint - done)
         for start in range(0, c, sub):
             r = min(sub, c - start)
             picks = rng.integers(0, n, size=(r, n), dtype=np.int64)
             picks += offsets[:r]  # row i counts into bins i * n ... i * n + n - 1
             counts = np.bincount(picks.ravel(), minlength=r * n)
             weights[start : start + r] = counts.reshape(r, n)
-        for j, column in enumerate(columns):  # each column alone: its interval never depends on the others
-            sums[done : done + c, j] = np.einsum("cn,n->c", weights[:c], column)
-    means = sums / np.float64(n) + center
-    alpha = (1.0 - confidence) / 2.0
-    low, high = np.quantile(means, [alpha, 1.0 - alpha], axis=0)
+        for r0 in range(0, c, cached):  # a few rows at a time, so all columns read them from cache
+            rows = weights[r0 : min(c, r0 + cached)]
+            for j in active:  # each column alone: its interval never depends on the others
+                sums[done + r0 : done + r0 + rows.shape[0], j] = np.einsum("cn,n->c", rows, columns[j])
+        done += c
+        if done < checkpoint:
+            continue
+        left = []
+        for j in active:
+            means = np.sort(sums[:done, j]) / np.float64(n) + center[j]
+            if done < n_bootstrap and _quantile_spread(means, alpha) > 2.0 * tolerance:
+                left.append(j)
+            else:
+                low[j], high[j] = np.quantile(means, [alpha, 1.0 - alpha])
+        active = left
+        checkpoint = min(n_bootstrap, 2 * checkpoint)
     lowest, highest = d.min(axis=0), d.max(axis=0)
     return np.clip(low, lowest, highest), np.clip(high, lowest, highest)
+
+
+def _quantile_spread(ordered: np.ndarray, alpha: float) -> float:
+    """The wider of the distribution-free 95% intervals of the ``alpha`` and ``1 - alpha`` quantiles of
+    ``ordered`` (sorted): the order statistics ``B q -+ 1.96 sqrt(B q (1 - q))`` around each quantile."""
+    b = ordered.size
+    half = 1.96 * math.sqrt(b * alpha * (1.0 - alpha))
+    spread = 0.0
+    for k in (alpha * (b - 1), (1.0 - alpha) * (b - 1)):
+        lo, hi = max(0, math.floor(k - half)), min(b - 1, math.ceil(k + half))
+        spread = max(spread, float(ordered[hi] - ordered[lo]))
+    return spread

@@ -7,11 +7,29 @@ For two runs A and B scored per query with the same metric, let ``d_q = B_q - A_
 * a paired Student t-test: ``t = mean(d) / (sd(d) / sqrt(n))`` with ``n - 1`` degrees of freedom,
   two-sided ``t_test_p_value`` (scipy's t distribution; identical to ``scipy.stats.ttest_rel``);
 * a paired randomization (sign-flip) test: under the null hypothesis each ``d_q`` is as likely to
-  have the opposite sign, so ``randomization_p_value = (1 + #{|mean(s * d)| >= |mean(d)|}) /
-  (1 + n_permutations)`` over ``n_permutations`` random sign vectors ``s`` (seeded, vectorized);
-  this is the headline ``p_value`` because it assumes no normality;
+  have the opposite sign. Random sign vectors ``s`` (seeded, vectorized) are drawn one after the other, and
+  ``s`` *reaches* the metric when ``|mean(s * d)| >= |mean(d)|``. With Besag and Clifford's (1991) sequential
+  rule ("Sequential Monte Carlo p-values", Biometrika 78(2)), drawing stops at the ``h``-th reaching vector
+  (``exceedances=h``, default 200), ``L`` vectors in, with ``randomization_p_value = h / L``; a metric that
+  ``n_permutations`` vectors leave with ``G < h`` reaches gets ``(1 + G) / (1 + n_permutations)``, the
+  fixed-count p-value. Both are valid p-values (``P(p <= u) <= u`` under the null). Error bound: ``h / L``
+  estimates the p-value of all sign vectors with relative standard error about ``sqrt((1 - p) / h)`` (7% at
+  ``h = 200``: 0.05 +- 0.0034), and only p-values of at least ``h / n_permutations`` (0.02 at the defaults) stop
+  early; smaller ones are fixed counts of ``n_permutations`` vectors (standard error ``sqrt(p (1 - p) / n)``,
+  at most 0.0014). A clearly null metric (p near 0.5) stops after about 400 vectors, a clearly significant one
+  draws all ``n_permutations``. ``exceedances=None`` draws all of them for every metric. This is the headline
+  ``p_value`` because it assumes no normality;
 * a percentile bootstrap confidence interval ``[ci_low, ci_high]`` of mean(d), resampling queries
-  with replacement ``n_bootstrap`` times (seeded).
+  with replacement (seeded) up to checkpoints 500, 1,000, 2,000, ... and at most ``n_bootstrap`` times: a metric
+  stops at the first checkpoint where the distribution-free 95% interval of each bound (order statistics
+  ``B q -+ 1.96 sqrt(B q (1 - q))`` of the ``B`` resample means) is at most ``2 * ci_tolerance`` wide, so each
+  bound is within ``ci_tolerance`` (default 0.001, on the metric's scale) of its many-resample value.
+  ``ci_tolerance=None`` draws all ``n_bootstrap`` resamples.
+
+The ``n_permutations`` and ``n_bootstrap`` of a :class:`PairedComparison` are these caps, not the draws made.
+The sign vectors and the resamples are two random streams spawned from ``seed``, each one sequence shared by
+all metrics, so a metric stops where it would alone and its p-value and interval do not depend on which other
+metrics (or how many) are tested.
 
 Both random procedures are whole-matrix work (:mod:`rag_eval_adapters._resampling`, a core module that
 :meth:`~rag_eval_adapters.Report.by` uses too): blocks of sign vectors (or resample multiplicities) times the
@@ -23,12 +41,11 @@ The t distribution is computed here
 
 :func:`compare_reports` runs these tests for every metric and every pair of runs, vectorized across
 metrics; every mean is :func:`~rag_eval_adapters.report.column_means`' correctly rounded one and each t-test
-reads its metric's column alone, so a metric's means, t-test and randomization p-value do not depend on which
-other metrics were asked for (its interval may, in the last digits of the shared product). All its tests form
-one family: their headline p-values are adjusted together, with Holm's correction by default
-(``correction="bh"`` for Benjamini-Hochberg, ``"none"`` to leave them; :mod:`rag_eval_adapters.multitest`),
-and each test carries its ``adjusted_p_value`` beside the raw one; ``Comparison.correction`` names the family.
-Only queries scored in every run take part (queries missing from a run already score 0
+reads its metric's column alone, so a metric's means, t-test, randomization p-value and interval do not depend
+on which other metrics were asked for. All its tests form one family: their headline p-values are adjusted
+together, with Holm's correction by default (``correction="bh"`` for Benjamini-Hochberg, ``"none"`` to leave
+them; :mod:`rag_eval_adapters.multitest`), and each test carries its ``adjusted_p_value`` beside the raw one;
+``Comparison.correction`` names the family. Only queries
 in the core's reports; queries that failed with an error are left out of every run).
 """
 
@@ -46,9 +63,12 @@ from ._resampling import TOL as _TOL
 from ._resampling import bootstrap_interval, column_means, randomization_p_values
 from .multitest import Correction, adjust_p_values, check_correction
 from .report import Report, as_report
-from .validation import check_count, check_fraction, check_seed
+from .validation import check_count, check_fraction, check_positive, check_seed
 
 __all__ = ["PairedComparison", "Comparison", "paired_test", "compare_reports", "compare_per_query"]
+
+EXCEEDANCES = 200  # h of Besag and Clifford's sequential p-value: a metric stops at its 200th reaching sign vector
+CI_TOLERANCE = 1e-3  # each bootstrap bound within 0.001 (the metric's scale) of its many-resample value
 
 
 
@@ -206,10 +226,28 @@ def _t_tests(d: np.ndarray) -> tuple[list[float | None], list[float]]:
     return t_stats, p_values
 
 
-def _check_options(n_permutations: Any, n_bootstrap: Any, confidence: Any, seed: Any) -> tuple[int, int, float, int | None]:
-    """The options every paired test takes, checked by the validation vocabulary (as Python ints and a float)."""
-    return (check_count(n_permutations, "n_permutations"), check_count(n_bootstrap, "n_bootstrap"),
-            check_fraction(confidence, "confidence"), check_seed(seed))
+@dataclass(frozen=True)
+class _Options:
+    """The options every paired test takes, checked (see :func:`paired_test`)."""
+
+    n_permutations: int
+    n_bootstrap: int
+    confidence: float
+    seed: int | None
+    exceedances: int | None
+    ci_tolerance: float | None
+
+
+def _check_options(
+    n_permutations: Any, n_bootstrap: Any, confidence: Any, seed: Any, exceedances: Any, ci_tolerance: Any
+) -> _Options:
+    """The options every paired test takes, checked by the validation vocabulary (as Python ints and floats)."""
+    return _Options(
+        check_count(n_permutations, "n_permutations"), check_count(n_bootstrap, "n_bootstrap"),
+        check_fraction(confidence, "confidence"), check_seed(seed),
+        None if exceedances is None else check_count(exceedances, "exceedances"),
+        None if ci_tolerance is None else check_positive(ci_tolerance, "ci_tolerance"),
+    )
 
 
 def _matrix_tests(
@@ -218,10 +256,7 @@ def _matrix_tests(
     metrics: Sequence[str],
     run_a: str,
     run_b: str,
-    n_permutations: int,
-    n_bootstrap: int,
-    confidence: float,
-    seed: int | None,
+    options: _Options,
 ) -> list[PairedComparison]:
     n = a.shape[0]
     if n < 2:
@@ -232,9 +267,10 @@ def _matrix_tests(
         raise ValueError(f"per-query scores of {run_a!r} or {run_b!r} contain NaN or infinity")
     d = b - a
     mean_a, mean_b, difference = column_means(a), column_means(b), column_means(d)
-    rng = np.random.default_rng(seed)
-    rand_p = randomization_p_values(d, n_permutations, rng)
-    low, high = bootstrap_interval(d, n_bootstrap, confidence, rng)
+    # two independent streams: how far the sign vectors go (set by the slowest metric) never moves the resamples
+    signs, resamples = (np.random.default_rng(s) for s in np.random.SeedSequence(options.seed).spawn(2))
+    rand_p = randomization_p_values(d, options.n_permutations, signs, options.exceedances)
+    low, high = bootstrap_interval(d, options.n_bootstrap, options.confidence, resamples, options.ci_tolerance)
     out = []
     for j, metric in enumerate(metrics):
         (t_statistic,), (t_p,) = _t_tests(np.ascontiguousarray(d[:, j : j + 1]))  # each metric's own column
@@ -249,12 +285,12 @@ def _matrix_tests(
                 difference=difference[j],
                 ci_low=float(low[j]),
                 ci_high=float(high[j]),
-                confidence=confidence,
+                confidence=options.confidence,
                 t_statistic=t_statistic,
                 t_test_p_value=t_p,
                 randomization_p_value=float(rand_p[j]),
-                n_permutations=n_permutations,
-                n_bootstrap=n_bootstrap,
+                n_permutations=options.n_permutations,
+                n_bootstrap=options.n_bootstrap,
             )
         )
     return out
@@ -271,6 +307,8 @@ def paired_test(
     n_bootstrap: int = 10_000,
     confidence: float = 0.95,
     seed: int | None = 0,
+    exceedances: int | None = EXCEEDANCES,
+    ci_tolerance: float | None = CI_TOLERANCE,
 ) -> PairedComparison:
     """Paired t-test, randomization test and bootstrap CI of ``mean(b) - mean(a)`` (see the module docstring).
 
@@ -281,11 +319,19 @@ def paired_test(
     metric, run_a, run_b : str
         Labels carried into the result.
     n_permutations, n_bootstrap : int
-        Random sign vectors of the randomization test and resamples of the bootstrap.
+        The most random sign vectors of the randomization test and resamples of the bootstrap.
     confidence : float
         Coverage of the interval (0.95: 95%).
     seed : int or None
-        Seed of both random procedures.
+        Seed of both random procedures (each draws from its own stream spawned from it).
+    exceedances : int or None
+        ``h`` of the sequential p-value (default 200): drawing stops at the ``h``-th sign vector ``L`` that
+        reaches the observed difference, with ``p = h / L``; otherwise ``p = (1 + G) / (1 + n_permutations)``.
+        None draws all ``n_permutations``.
+    ci_tolerance : float or None
+        Precision of each bootstrap bound on the metric's scale (default 0.001): resampling stops once both
+        bounds are within it of their many-resample values (95% distribution-free intervals), at most
+        ``n_bootstrap`` resamples. None draws all ``n_bootstrap``.
 
     Returns
     -------
@@ -296,12 +342,12 @@ def paired_test(
     ValueError
         When the lengths differ, there are fewer than 2 queries, or a score is not finite.
     """
-    n_permutations, n_bootstrap, confidence, seed = _check_options(n_permutations, n_bootstrap, confidence, seed)
+    options = _check_options(n_permutations, n_bootstrap, confidence, seed, exceedances, ci_tolerance)
     av = np.asarray(a, dtype=np.float64).reshape(-1, 1)
     bv = np.asarray(b, dtype=np.float64).reshape(-1, 1)
     if av.shape != bv.shape:
         raise ValueError(f"paired scores must have the same length, got {av.shape[0]} and {bv.shape[0]}")
-    return _matrix_tests(av, bv, [metric], run_a, run_b, n_permutations, n_bootstrap, confidence, seed)[0]
+    return _matrix_tests(av, bv, [metric], run_a, run_b, options)[0]
 
 
 def compare_per_query(
@@ -312,6 +358,8 @@ def compare_per_query(
     n_bootstrap: int = 10_000,
     confidence: float = 0.95,
     seed: int | None = 0,
+    exceedances: int | None = EXCEEDANCES,
+    ci_tolerance: float | None = CI_TOLERANCE,
     correction: str = "holm",
     family: str = "all",
 ) -> Comparison:
@@ -326,7 +374,7 @@ def compare_per_query(
         ``{run_name: {query_id: {metric: value}}}``, at least two runs.
     metrics : sequence of str
         The metric keys to test.
-    n_permutations, n_bootstrap, confidence, seed
+    n_permutations, n_bootstrap, confidence, seed, exceedances, ci_tolerance
         As in :func:`paired_test`.
     correction : {"holm", "bh", "bonferroni", "none"}
         How the p-values of all the tests are adjusted together (see the module docstring).
@@ -337,7 +385,7 @@ def compare_per_query(
     -------
     Comparison
     """
-    n_permutations, n_bootstrap, confidence, seed = _check_options(n_permutations, n_bootstrap, confidence, seed)
+    options = _check_options(n_permutations, n_bootstrap, confidence, seed, exceedances, ci_tolerance)
     correction = check_correction(correction)
     _check_family(family)
     runs = list(per_query)
@@ -357,8 +405,7 @@ def compare_per_query(
             ).reshape(len(query_ids), len(metrics))
         except KeyError as exc:
             raise ValueError(f"run {name!r} has no per-query value for metric {exc.args[0]!r}") from None
-    return _compare_matrices(runs, metrics, query_ids, matrices, n_permutations, n_bootstrap, confidence, seed,
-                             correction, family)
+    return _compare_matrices(runs, metrics, query_ids, matrices, options, correction, family)
 
 
 def _check_family(family: str) -> None:
@@ -371,10 +418,7 @@ def _compare_matrices(
     metrics: list[str],
     query_ids: list,
     matrices: Mapping[str, np.ndarray],
-    n_permutations: int,
-    n_bootstrap: int,
-    confidence: float,
-    seed: int | None,
+    options: _Options,
     correction: str = "holm",
     family: str = "all",
 ) -> Comparison:
@@ -386,10 +430,7 @@ def _compare_matrices(
     tests: list[PairedComparison] = []
     for run_a, run_b in itertools.combinations(runs, 2):
         tests.extend(
-            _matrix_tests(
-                matrices[run_a], matrices[run_b], metrics, run_a, run_b,
-                n_permutations, n_bootstrap, confidence, seed,
-            )
+            _matrix_tests(matrices[run_a], matrices[run_b], metrics, run_a, run_b, options)
         )
     # Order: metric first, then pair, so a table reads metric by metric.
     order = {m: i for i, m in enumerate(metrics)}
@@ -413,6 +454,8 @@ def compare_reports(
     n_bootstrap: int = 10_000,
     confidence: float = 0.95,
     seed: int | None = 0,
+    exceedances: int | None = EXCEEDANCES,
+    ci_tolerance: float | None = CI_TOLERANCE,
     correction: str = "holm",
     family: str = "all",
 ) -> Comparison:
@@ -425,7 +468,7 @@ def compare_reports(
     reports : mapping
         ``{run_name: Report}``, at least two, computed with the same metrics. A LlamaIndex
         ``DatasetEvaluation`` is taken through its ``to_report()``.
-    n_permutations, n_bootstrap, confidence, seed
+    n_permutations, n_bootstrap, confidence, seed, exceedances, ci_tolerance
         As in :func:`paired_test`.
     correction : {"holm", "bh", "bonferroni", "none"}
         How the p-values of all the tests are adjusted together (see the module docstring).
@@ -452,7 +495,7 @@ def compare_reports(
             raise ValueError(f"run {name!r}: {key} has {len(cells)} unmeasured queries ({next(iter(cells.values()))}, "
                              "...); compare runs whose every query has a score, e.g. after dropping those queries")
     metrics = list(typed[names[0]].mean)
-    n_permutations, n_bootstrap, confidence, seed = _check_options(n_permutations, n_bootstrap, confidence, seed)
+    options = _check_options(n_permutations, n_bootstrap, confidence, seed, exceedances, ci_tolerance)
     correction = check_correction(correction)
     _check_family(family)
     for name in names:
@@ -460,8 +503,7 @@ def compare_reports(
             raise ValueError(f"run {name!r} was scored with different metrics than {names[0]!r}")
     query_ids, rows = _common_rows([typed[name] for name in names])
     matrices = {name: typed[name].values[r] for name, r in zip(names, rows, strict=False)}
-    return _compare_matrices(names, metrics, query_ids, matrices, n_permutations, n_bootstrap, confidence, seed,
-                             correction, family)
+    return _compare_matrices(names, metrics, query_ids, matrices, options, correction, family)
 
 
 def _common_rows(reports: Sequence[Report]) -> tuple[list, list[np.ndarray]]:

@@ -77,3 +77,12 @@ def paired_collection(n_queries: int = 40, degraded: int = 34) -> tuple[dict, di
         good[q] = [rel[0], non[0], rel[1], non[1], rel[2], non[2], non[3]]
         bad[q] = ([non[0], non[1], non[2], rel[0], non[3], non[4], rel[1]] if i < degraded else list(good[q]))
     return qrels, good, bad
+
+
+def differences_per_query(columns: dict) -> dict:
+    """``compare_per_query`` input: run A scores 0, run B scores the given per-query differences of each metric."""
+    n = len(next(iter(columns.values())))
+    return {
+        "A": {f"q{i:05d}": {m: 0.0 for m in columns} for i in range(n)},
+        "B": {f"q{i:05d}": {m: float(v[i]) for m, v in columns.items()} for i in range(n)},
+    }

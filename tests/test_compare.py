@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pytest
-from cli_support import paired_collection, run_cli, write_jsonl, write_trec_qrels, write_trec_run
+from cli_support import differences_per_query, paired_collection, run_cli, write_jsonl, write_trec_qrels, write_trec_run
 from scipy import stats
 
 from rag_eval_adapters import evaluate
@@ -51,17 +51,9 @@ def test_randomization_counts_exact_ties_of_decimal_differences():
     sums = np.abs(flips @ d)
     exact = np.mean(sums >= abs(d.sum()) - 1e-9)
     assert np.mean(np.abs(sums - abs(d.sum())) < 1e-9) > 0.01  # ties do occur
-    result = paired_test(a, a + d, n_permutations=200_000, seed=2)
+    # the count itself is under test: all 200,000 sign vectors (the sequential rule is tested below)
+    result = paired_test(a, a + d, n_permutations=200_000, seed=2, exceedances=None)
     assert result.randomization_p_value == pytest.approx(exact, abs=0.0015)
-
-
-def _per_query(columns):
-    """``compare_per_query`` input: run A scores 0, run B scores the given per-query differences."""
-    n = len(next(iter(columns.values())))
-    return {
-        "A": {f"q{i:05d}": {m: 0.0 for m in columns} for i in range(n)},
-        "B": {f"q{i:05d}": {m: float(v[i]) for m, v in columns.items()} for i in range(n)},
-    }
 
 
 def test_randomization_matches_exact_enumeration_for_every_metric_at_once():
@@ -72,11 +64,16 @@ def test_randomization_matches_exact_enumeration_for_every_metric_at_once():
         "sparse": np.array([0, 0, 1, 0, 0, 0, 1, 0, -1, 0, 1, 0, 1], dtype=float) / 3,
         "steps": np.array([0.1, -0.3, 0.2, 0.1, -0.4, 0.1, 0.3, -0.2, 0.1, 0.1, 0.2, -0.3, 0.7]),
     }
-    comparison = compare_per_query(_per_query(columns), list(columns), n_permutations=100_000, n_bootstrap=10, seed=6)
+    comparison = compare_per_query(differences_per_query(columns), list(columns), n_permutations=100_000, n_bootstrap=10, seed=6,
+                                   exceedances=None)  # every sign vector: the counts themselves are under test
+    sequential = compare_per_query(differences_per_query(columns), list(columns), n_permutations=100_000, n_bootstrap=10, seed=6)
     flips = np.array(list(itertools.product([-1.0, 1.0], repeat=13)))
     for metric, d in columns.items():
         exact = np.mean(np.abs(flips @ d) >= abs(d.sum()) - 1e-9)
         assert comparison.test(metric, "A", "B").randomization_p_value == pytest.approx(exact, abs=0.004), metric
+        # h / L with h = 200 reaching vectors: relative standard error sqrt((1 - p) / h); four of them here
+        bound = 4 * exact * math.sqrt((1 - exact) / 200)
+        assert sequential.test(metric, "A", "B").randomization_p_value == pytest.approx(exact, abs=bound), metric
     sparse = columns["sparse"]
     assert np.mean(np.abs(np.abs(flips @ sparse) - abs(sparse.sum())) < 1e-9) > 0.2  # many exact ties
 
@@ -87,7 +84,7 @@ def test_bootstrap_resamples_every_query_uniformly_with_replacement():
     columns = {f"m{j}": np.eye(n)[j] for j in range(n)}
     cdf = np.cumsum([math.comb(n, k) * (1 / n) ** k * (1 - 1 / n) ** (n - k) for k in range(n + 1)])
     for confidence in (0.95, 0.5, 0.3):
-        comparison = compare_per_query(_per_query(columns), list(columns), n_permutations=10,
+        comparison = compare_per_query(differences_per_query(columns), list(columns), n_permutations=10,
                                        n_bootstrap=100_000, confidence=confidence, seed=1)
         for level, side in (((1 - confidence) / 2, "ci_low"), ((1 + confidence) / 2, "ci_high")):
             k = int(np.searchsorted(cdf, level))  # the binomial quantile: its CDF is >= 0.01 away from level
@@ -99,7 +96,7 @@ def test_bootstrap_resamples_every_query_uniformly_with_replacement():
 def test_a_metric_gets_the_same_results_alone_or_with_others():
     rng = np.random.default_rng(12)
     columns = {"x": rng.normal(0.02, 0.1, 300), "y": (rng.random(300) < 0.1) * 0.5, "z": np.full(300, 0.1)}
-    together = compare_per_query(_per_query(columns), list(columns), n_permutations=3000, n_bootstrap=3000, seed=9)
+    together = compare_per_query(differences_per_query(columns), list(columns), n_permutations=3000, n_bootstrap=3000, seed=9)
     for metric, d in columns.items():
         alone = paired_test(np.zeros(300), d, metric=metric, n_permutations=3000, n_bootstrap=3000, seed=9)
         both = together.test(metric, "A", "B")

@@ -26,9 +26,11 @@ def add_parser(sub: Any) -> None:
                     help="display name for each --run, in order (default: file names)")
     add_scoring_options(cp)
     cp.add_argument("--permutations", type=int, default=10_000, metavar="N",
-                    help="random sign flips of the randomization test (default 10000)")
+                    help="most random sign flips of the randomization test; a metric stops at its 200th "
+                         "flip reaching the observed difference (default 10000)")
     cp.add_argument("--bootstrap", type=int, default=10_000, metavar="N",
-                    help="bootstrap resamples for the confidence interval (default 10000)")
+                    help="most bootstrap resamples for the confidence interval; a metric stops once both "
+                         "bounds are within 0.001 (default 10000)")
     cp.add_argument("--confidence", type=float, default=0.95, metavar="C",
                     help="confidence level of the interval (default 0.95)")
     cp.add_argument("--seed", type=int, default=0, help="random seed of the tests (default 0)")

@@ -1,0 +1,130 @@
+"""Paired tests that stop when the answer is known (issue 25, item 3).
+
+The randomization p-value is Besag and Clifford's sequential one (stop at the ``h``-th sign vector that reaches
+the observed difference, ``p = h / L``); the bootstrap stops once both bounds are within ``ci_tolerance`` of
+their many-resample values. Both through the public API of :mod:`rag_eval_adapters.compare`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from cli_support import differences_per_query
+
+from rag_eval_adapters.compare import compare_per_query, paired_test
+
+
+def test_the_sequential_p_value_is_h_over_the_draw_that_brought_the_hth_reaching_vector():
+    rng = np.random.default_rng(21)
+    d = rng.normal(0.01, 0.3, 300)
+    zeros = np.zeros(300)
+    h = 40
+    sequential = paired_test(zeros, d, n_permutations=100_000, exceedances=h, seed=3).randomization_p_value
+    draws = round(h / sequential)
+    assert sequential == h / draws and draws < 1_000  # stopped long before the cap: p is about 0.7
+    # the same sign vectors counted to a fixed number: the h-th reaching one is vector number `draws`
+    assert paired_test(zeros, d, n_permutations=draws, exceedances=None, seed=3).randomization_p_value == (
+        (1 + h) / (1 + draws))
+    assert paired_test(zeros, d, n_permutations=draws - 1, exceedances=None, seed=3).randomization_p_value == (
+        h / draws)
+    # a cap it never reaches changes nothing
+    assert paired_test(zeros, d, n_permutations=1_000_000, exceedances=h, seed=3).randomization_p_value == sequential
+
+
+def test_a_metric_with_fewer_than_h_reaching_vectors_gets_the_fixed_count_p_value():
+    a = np.linspace(0, 0.5, 12)
+    # only the all-plus and all-minus of the 4096 sign vectors reach a constant shift: G stays far below h
+    sequential = paired_test(a, a + 0.25, n_permutations=3000, seed=1)
+    fixed = paired_test(a, a + 0.25, n_permutations=3000, seed=1, exceedances=None)
+    assert sequential.randomization_p_value == fixed.randomization_p_value
+    assert sequential.randomization_p_value == pytest.approx(2 / 4096, abs=0.0008)
+
+
+def test_sequential_p_values_are_valid_under_the_null():
+    # 4,000 metrics of 20 queries each, differences symmetric about 0: P(p <= u) <= u for every u
+    rng = np.random.default_rng(7)
+    columns = {f"m{j}": rng.normal(0, 1, 20) for j in range(4000)}
+    comparison = compare_per_query(differences_per_query(columns), list(columns), n_permutations=400, n_bootstrap=10,
+                                   exceedances=5, seed=8)
+    p = np.array([comparison.test(m, "A", "B").randomization_p_value for m in columns])
+    assert 0 < p.min() and p.max() <= 1
+    for u in (0.01, 0.05, 0.1, 0.2, 0.5):
+        slack = 3 * math.sqrt(u * (1 - u) / p.size)
+        assert np.mean(p <= u) <= u + slack, u
+        assert np.mean(p <= u) >= u - slack - 0.01, u  # not needlessly conservative either
+    assert np.mean(p >= 5 / 400) > 0.9  # most stopped early: h / L with L < 400
+
+
+def test_a_metric_stops_where_it_would_alone():
+    # a null metric stops within a few hundred sign vectors, a clear one runs to the cap: neither moves the other
+    rng = np.random.default_rng(12)
+    columns = {"null": rng.normal(0, 0.2, 400), "clear": rng.normal(0.1, 0.2, 400),
+               "sparse": (rng.random(400) < 0.05) * 0.5}
+    together = compare_per_query(differences_per_query(columns), list(columns), seed=9)
+    for metric, d in columns.items():
+        alone = paired_test(np.zeros(400), d, metric=metric, seed=9)
+        both = together.test(metric, "A", "B")
+        assert (both.randomization_p_value, both.ci_low, both.ci_high) == (
+            alone.randomization_p_value, alone.ci_low, alone.ci_high), metric
+    assert together.test("null", "A", "B").randomization_p_value > 200 / 1000  # h / L: under 1,000 vectors
+    assert together.test("clear", "A", "B").randomization_p_value == 1 / 10_001  # none of 10,000 reach it
+
+
+def test_the_bootstrap_stops_within_its_tolerance_of_many_resamples():
+    rng = np.random.default_rng(5)
+    a = rng.random(2000)
+    b = a + rng.normal(0.02, 0.3, 2000)
+    reference = paired_test(a, b, n_bootstrap=200_000, ci_tolerance=None, n_permutations=10)
+    for seed in range(5):
+        result = paired_test(a, b, ci_tolerance=0.001, n_permutations=10, seed=seed)
+        # within the tolerance of the 200,000-resample bounds (whose own error is about 0.0002)
+        assert abs(result.ci_low - reference.ci_low) < 0.0015, seed
+        assert abs(result.ci_high - reference.ci_high) < 0.0015, seed
+    # it stopped at a checkpoint well below the cap: a cap of 10,000 or 1,000,000 gives the same bounds
+    small = paired_test(a, b, n_bootstrap=10_000, n_permutations=10, seed=1)
+    large = paired_test(a, b, n_bootstrap=1_000_000, n_permutations=10, seed=1)
+    assert (small.ci_low, small.ci_high) == (large.ci_low, large.ci_high)
+    tight = paired_test(a, b, n_bootstrap=10_000, n_permutations=10, seed=1, ci_tolerance=1e-6)
+    assert (tight.ci_low, tight.ci_high) != (small.ci_low, small.ci_high)  # a finer tolerance draws further
+
+
+def test_the_bootstrap_of_a_discrete_mean_still_finds_its_exact_quantiles():
+    # n = 4, metric 1 on one query: the resample mean is Binomial(4, 1/4) / 4; its 2.5% and 97.5% quantiles
+    # are 0 and 3/4, with the CDF >= 0.01 away from both levels. The sequential bootstrap stops early on them.
+    cdf = np.cumsum([math.comb(4, k) * 0.25**k * 0.75 ** (4 - k) for k in range(5)])
+    assert min(abs(cdf - 0.025)) > 0.01 and min(abs(cdf - 0.975)) > 0.01
+    for seed in range(10):
+        result = paired_test(np.zeros(4), [1.0, 0.0, 0.0, 0.0], n_bootstrap=100_000, seed=seed)
+        assert (result.ci_low, result.ci_high) == (0.0, 0.75), seed
+
+
+def test_exact_enumeration_against_the_sequential_rule_on_small_runs():
+    # 12 queries: every one of the 4,096 sign vectors enumerated; p = h / L is within a few relative standard
+    # errors sqrt((1 - p) / h) of the exact p-value, and the fixed rule's count is within its binomial error
+    rng = np.random.default_rng(30)
+    flips = np.array(list(itertools.product([-1.0, 1.0], repeat=12)))
+    for trial in range(5):
+        d = np.round(rng.normal(0.05, 0.2, 12), 2)
+        exact = np.mean(np.abs(flips @ d) >= abs(d.sum()) - 1e-9)
+        got = paired_test(np.zeros(12), d, n_permutations=50_000, seed=trial).randomization_p_value
+        assert got == pytest.approx(exact, abs=4 * exact * math.sqrt((1 - exact) / 200) + 2 / 50_001), trial
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        ({"exceedances": 0}, ValueError, "exceedances must be a positive integer, got 0"),
+        ({"exceedances": 2.5}, TypeError, "exceedances must be a positive integer"),
+        ({"ci_tolerance": 0}, ValueError, "ci_tolerance must be a positive finite number"),
+        ({"ci_tolerance": float("nan")}, ValueError, "ci_tolerance must be a positive finite number"),
+        ({"ci_tolerance": "0.01"}, TypeError, "ci_tolerance"),
+    ],
+)
+def test_the_stopping_options_are_checked(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        paired_test([0.1, 0.2], [0.2, 0.4], **kwargs)
+    with pytest.raises(error, match=message):
+        compare_per_query(differences_per_query({"m": [0.1, 0.2]}), ["m"], **kwargs)
