@@ -17,8 +17,10 @@ from rag_eval_adapters.modelcalls import (
     CacheError,
     CacheWriteWarning,
     CallLimiter,
+    ChatCaller,
     InMemoryCache,
     ModelCallError,
+    OpenAICompatibleLLM,
     Prices,
     RetryPolicy,
     SqliteCache,
@@ -124,6 +126,25 @@ def test_retry_honours_retry_after_and_gives_up_with_a_named_error(openai_server
     with pytest.raises(ModelCallError, match="HTTP 400") as info:  # not retryable: one attempt
         call_with_retry(call, RetryPolicy(max_retries=5), sleep=lambda s: None)
     assert info.value.attempts == 1
+
+
+def test_chat_caller_retries_meters_caches_and_counts_a_failure_once(openai_server):
+    llm = OpenAICompatibleLLM("m", base_url=openai_server.base_url, api_key=openai_server.api_key)
+    meter, cache = UsageMeter(), InMemoryCache()
+    caller = ChatCaller(llm, cache, RetryPolicy(max_retries=2, base_delay=0), CallLimiter(1), meter, 30.0,
+                        {"prompt_version": "v1"})
+    hello = [{"role": "user", "content": "hello"}]
+    openai_server.queue(fail(503))
+    first = caller.chat(hello, "greeting")
+    assert len(openai_server.requests) == 2 and first.text
+    assert caller.chat(hello, "greeting") == first and len(openai_server.requests) == 2  # from the cache
+    assert caller.cached(hello) == first and caller.key(hello) != cache_key("m", hello, {"prompt_version": "v2"})
+    openai_server.queue(*[fail(503)] * 3)
+    with pytest.raises(ModelCallError, match="farewell failed after 3 attempt"):
+        caller.chat([{"role": "user", "content": "bye"}], "farewell")
+    usage = meter.usage
+    assert (usage.calls, usage.cache_hits, usage.retries, usage.failures) == (1, 1, 3, 1)
+    assert usage.input_tokens > 0 and usage.output_tokens > 0
 
 
 def test_per_call_timeout_is_a_retryable_failure():

@@ -23,15 +23,12 @@ from pydantic import BaseModel
 from ..modelcalls import (
     CallCache,
     CallLimiter,
+    ChatCaller,
     ChatLLM,
     Completion,
     ModelCallError,
     RetryPolicy,
     UsageMeter,
-    cache_key,
-    call_with_retry,
-    keep_completion,
-    lookup_completion,
 )
 from ..testsets.parsing import is_refusal
 from .prompts import PROMPT_VERSION, repair_messages
@@ -98,8 +95,9 @@ def _sent_params(llm: ChatLLM, keywords: set[str], seed: int | None) -> dict[str
             "temperature": 0.0 if "temperature" in keywords else getattr(llm, "temperature", None)}
 
 
-class StructuredCaller:
-    """Structured model calls through the model-call layer (see the module docstring).
+class StructuredCaller(ChatCaller):
+    """Structured model calls through the model-call layer (:class:`~rag_eval_adapters.modelcalls.ChatCaller`; see
+    the module docstring).
 
     Parameters
     ----------
@@ -119,14 +117,13 @@ class StructuredCaller:
                  meter: UsageMeter, timeout: float | None, seed: int | None, structured: str) -> None:
         if structured not in STRUCTURED_MODES:
             raise ValueError(f"structured must be one of {', '.join(STRUCTURED_MODES)}, got {structured!r}")
-        self.llm, self.cache, self.policy, self.limiter, self.meter = llm, cache, policy, limiter, meter
-        self.timeout, self.seed = timeout, seed
         self.keywords = _keywords(llm)
+        super().__init__(llm, cache, policy, limiter, meter, timeout, _sent_params(llm, self.keywords, seed))
+        self.seed = seed
         if structured == "json_schema" and "response_format" not in self.keywords:
             raise ValueError(f"structured='json_schema' needs a chat model whose chat() takes response_format; "
                              f"{llm!r} does not (use structured='auto' or 'prompt')")
         self.native = structured != "prompt" and "response_format" in self.keywords
-        self.params = _sent_params(llm, self.keywords, seed)
         self.dry = False
         self._lock = threading.Lock()
 
@@ -134,13 +131,6 @@ class StructuredCaller:
     def mode(self) -> str:
         """``json_schema`` while the API's structured output is used, else ``prompt``."""
         return "json_schema" if self.native else "prompt"
-
-    def key(self, messages: list[dict[str, str]]) -> str:
-        return cache_key(self.llm.name, messages, self.params)
-
-    def cached(self, messages: list[dict[str, str]]) -> Completion | None:
-        """The cached reply to ``messages``, or None."""
-        return lookup_completion(self.cache, self.key(messages)) if self.cache is not None else None
 
     def _send(self, messages: list[dict[str, str]], form: type[BaseModel], native: bool) -> Completion:
         extra: dict[str, Any] = {}
@@ -150,8 +140,7 @@ class StructuredCaller:
             extra["seed"] = self.seed
         if "temperature" in self.keywords:
             extra["temperature"] = 0.0
-        with self.limiter:
-            return self.llm.chat(messages, **extra)
+        return self.send(messages, **extra)
 
     def chat(self, messages: list[dict[str, str]], form: type[BaseModel], what: str) -> Completion:
         """One reply to ``messages`` (from the cache when there), retried per the policy.
@@ -163,29 +152,22 @@ class StructuredCaller:
         NotCached
             In a dry run, when the reply is not cached.
         """
-        hit = self.cached(messages)
+        hit = self.hit(messages)
         if hit is not None:
-            self.meter.add(cache_hits=1)
             return hit
         if self.dry:
             raise NotCached(messages)
         while True:
             sent = (self.native, frozenset(self.keywords))
             try:
-                done = self._retrying(messages, form, what)
+                done = self.retried(lambda: self._send(messages, form, self.native), what)
                 break
             except ModelCallError as exc:
                 refused = exc.status_code in _REJECTED or isinstance(exc.__cause__, TypeError)
                 if not (refused and self._fall_back(sent, exc)):
                     self.meter.add(failures=1)
                     raise
-        key = self.key(messages) if self.cache is not None else ""  # no hash to compute without a cache
-        return keep_completion(done, self.llm, self.meter, self.cache, key)
-
-    def _retrying(self, messages: list[dict[str, str]], form: type[BaseModel], what: str) -> Completion:
-        done, _ = call_with_retry(lambda: self._send(messages, form, self.native), self.policy, what=what,
-                                  timeout=self._watch, on_retry=lambda wait: self.meter.add(retries=1))
-        return done
+        return self.keep(done, messages)
 
     def _fall_back(self, sent: tuple[bool, frozenset], exc: ModelCallError) -> bool:
         """After a request was refused (HTTP 400/422, or a chat model that takes no such keyword): stop sending
@@ -206,7 +188,7 @@ class StructuredCaller:
         return True
 
     @property
-    def _watch(self) -> float | None:
+    def call_timeout(self) -> float | None:
         """The timeout call_with_retry enforces (in a watcher thread): none when the chat model's own client
         already stops within it (``OpenAICompatibleLLM``'s SDK timeout)."""
         own = getattr(self.llm, "timeout", None)

@@ -8,6 +8,7 @@
   by processes (WAL, busy timeout); :func:`store_quietly` never loses a result to a failing cache;
   :func:`cached_map` sends only the inputs missing from the cache (e.g. embeddings by content hash).
 * :class:`CallLimiter`: bounded concurrency and a start-rate limit.
+* :class:`ChatCaller`: one chat model's calls through all of these (cached, retried, limited, metered).
 * :class:`UsageMeter` / :class:`Usage` / :class:`Prices`: calls, cache hits, tokens and cost.
 * The model protocols: :class:`ChatLLM` (with :class:`Completion`, :func:`as_chat_llm`) and :class:`Embedder`
   (:func:`as_embedder`); their backends one a module (``openai_chat.py``: :class:`OpenAICompatibleLLM`,
@@ -35,6 +36,7 @@ from .cache import (
     open_cache,
     store_quietly,
 )
+from .caller import ChatCaller
 from .chat import ChatLLM, Completion, as_chat_llm, cached_completion, keep_completion, lookup_completion
 from .embedding import Embedder, as_embedder
 from .limits import CallLimiter
@@ -56,6 +58,7 @@ __all__ = [
     "EMBEDDERS",
     "LLM_PROVIDERS",
     "Backend",
+    "ChatCaller",
     "ChatLLM",
     "Completion",
     "Embedder",

@@ -13,19 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..jsonl import read_jsonl_objects
-from ..modelcalls import (
-    CallCache,
-    CallLimiter,
-    ModelCallError,
-    Prices,
-    RetryPolicy,
-    UsageMeter,
-    cache_key,
-    call_with_retry,
-    keep_completion,
-    lookup_completion,
-    open_cache,
-)
+from ..modelcalls import CallCache, CallLimiter, ChatCaller, ModelCallError, Prices, RetryPolicy, UsageMeter, open_cache
 from ..progress import progress_bar
 from ..validation import check_count
 from .build import DROP_REASONS, Corpus, Settings, Task, build_cases
@@ -33,7 +21,7 @@ from .case import case_from_record
 from .chunks import Chunk, as_chunks, sample_chunks
 from .journal import Journal, journal_path
 from .language import is_cjk, text_length
-from .llm import ChatLLM, Completion, as_chat_llm
+from .llm import ChatLLM, as_chat_llm
 from .parsing import ReplyError, is_refusal, parse_reply
 from .prompts import PROMPT_VERSION, QUESTION_TYPES, build_messages, repair_messages
 from .retrieval import retriever_rank
@@ -97,38 +85,13 @@ def plan_tasks(chunks: list[Chunk], samples: int, types: Sequence[str], per_chun
     return tasks, len(chunks) - len(eligible), max(remaining, 0)
 
 
-class _Caller:
-    """Model calls for the generator: cache, retries, limiter, usage, journal."""
+class _Caller(ChatCaller):
+    """Model calls for the generator: the prompt version and the model's temperature name every cache key."""
 
     def __init__(self, llm: ChatLLM, cache: CallCache | None, policy: RetryPolicy, limiter: CallLimiter,
                  meter: UsageMeter, timeout: float | None) -> None:
-        self.llm, self.cache, self.policy, self.limiter, self.meter = llm, cache, policy, limiter, meter
-        self.timeout = timeout
-        self.params = {"temperature": llm.temperature, "prompt_version": PROMPT_VERSION}
-
-    def key(self, messages: list[dict[str, str]]) -> str:
-        return cache_key(self.llm.name, messages, self.params)
-
-    def cached(self, messages: list[dict[str, str]]) -> Completion | None:
-        return lookup_completion(self.cache, self.key(messages))
-
-    def chat(self, messages: list[dict[str, str]], what: str) -> Completion:
-        hit = self.cached(messages)
-        if hit is not None:
-            self.meter.add(cache_hits=1)
-            return hit
-
-        def once() -> Completion:
-            with self.limiter:
-                return self.llm.chat(messages)
-
-        try:
-            done, _ = call_with_retry(once, self.policy, what=what, timeout=self.timeout,
-                                      on_retry=lambda wait: self.meter.add(retries=1))
-        except ModelCallError:
-            self.meter.add(failures=1)
-            raise
-        return keep_completion(done, self.llm, self.meter, self.cache, self.key(messages))
+        super().__init__(llm, cache, policy, limiter, meter, timeout,
+                         {"temperature": llm.temperature, "prompt_version": PROMPT_VERSION})
 
 
 def _ask(caller: _Caller, task: Task) -> dict[str, Any]:
