@@ -42,8 +42,10 @@ The t distribution is computed here
 :func:`compare_reports` runs these tests for every metric and every pair of runs, vectorized across
 metrics; every mean is :func:`~rag_eval_adapters.report.column_means`' correctly rounded one and each t-test
 reads its metric's column alone, so a metric's means, t-test, randomization p-value and interval do not depend
-on which other metrics were asked for. Only queries
-scored in every run take part (queries missing from a run already score 0
+on which other metrics were asked for. All its tests form one family: their headline p-values are adjusted
+together, with Holm's correction by default (``correction="bh"`` for Benjamini-Hochberg, ``"none"`` to leave
+them; :mod:`rag_eval_adapters.multitest`), and each test carries its ``adjusted_p_value`` beside the raw one;
+``Comparison.correction`` names the family. Only queries
 in the core's reports; queries that failed with an error are left out of every run).
 """
 
@@ -52,13 +54,14 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from ._resampling import TOL as _TOL
 from ._resampling import bootstrap_interval, column_means, randomization_p_values
+from .multitest import Correction, adjust_p_values, check_correction
 from .report import Report, as_report
 from .validation import check_count, check_fraction, check_positive, check_seed
 
@@ -88,6 +91,7 @@ class PairedComparison:
     randomization_p_value: float
     n_permutations: int
     n_bootstrap: int
+    adjusted_p_value: float | None = None
 
     @property
     def p_value(self) -> float:
@@ -95,15 +99,17 @@ class PairedComparison:
         return self.randomization_p_value
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain-JSON form (``t_statistic`` is None when the differences have zero variance)."""
+        """Plain-JSON form (``t_statistic`` is None when the differences have zero variance;
+        ``adjusted_p_value`` is None for a test outside a corrected family)."""
         out = asdict(self)
         out["p_value"] = self.p_value
         return out
 
     def __repr__(self) -> str:
+        adjusted = "" if self.adjusted_p_value is None else f", adjusted p={self.adjusted_p_value:.4g}"
         return (
             f"PairedComparison({self.metric}: {self.run_b} - {self.run_a} = {self.difference:+.4f} "
-            f"[{self.ci_low:+.4f}, {self.ci_high:+.4f}], p={self.p_value:.4g}, "
+            f"[{self.ci_low:+.4f}, {self.ci_high:+.4f}], p={self.p_value:.4g}{adjusted}, "
             f"t-test p={self.t_test_p_value:.4g}, n={self.n_queries})"
         )
 
@@ -117,10 +123,20 @@ class Comparison:
     mean: dict[str, dict[str, float]]
     tests: list[PairedComparison]
     query_ids: list[str] = field(repr=False)
+    correction: Correction | None = None
+    human: Any = field(default=None, repr=False)  # a ppi.CorrectedComparison when human labels were given
+    intervals: dict[str, dict[str, Any]] | None = field(default=None, repr=False)  # run -> metric -> MeanInterval
 
     @property
     def n_queries(self) -> int:
         return len(self.query_ids)
+
+    def significant(self, alpha: float | None = None) -> list[PairedComparison]:
+        """The tests whose adjusted p-value (the raw one without a correction) is below ``alpha``
+        (default: the correction's level, 0.05)."""
+        level = alpha if alpha is not None else (self.correction.alpha if self.correction else 0.05)
+        return [t for t in self.tests
+                if (t.adjusted_p_value if t.adjusted_p_value is not None else t.p_value) < level]
 
     def test(self, metric: str, run_a: str, run_b: str) -> PairedComparison:
         """The test of ``metric`` between ``run_a`` and ``run_b`` (in the order they were compared)."""
@@ -130,11 +146,16 @@ class Comparison:
         raise KeyError(f"no test of {metric!r} between {run_a!r} and {run_b!r}")
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"mean": {run: {metric: value}}, "tests": [...], "counts": {"queries": n, "runs": r}}``."""
+        """``{"mean": {run: {metric: value}}, "tests": [...], "counts": {"queries": n, "runs": r},
+        "correction": {"method", "family_size", "alpha", "text"}}``."""
         return {
             "mean": self.mean,
             "tests": [t.to_dict() for t in self.tests],
             "counts": {"queries": self.n_queries, "runs": len(self.runs)},
+            "correction": self.correction.to_dict() if self.correction else None,
+            **({"human_labels": self.human.to_dict()} if self.human is not None else {}),
+            **({"intervals": {run: {m: iv.to_dict() for m, iv in by.items()} for run, by in self.intervals.items()}}
+               if self.intervals else {}),
         }
 
     def __repr__(self) -> str:
@@ -339,6 +360,8 @@ def compare_per_query(
     seed: int | None = 0,
     exceedances: int | None = EXCEEDANCES,
     ci_tolerance: float | None = CI_TOLERANCE,
+    correction: str = "holm",
+    family: str = "all",
 ) -> Comparison:
     """Compare runs given as ``{run_name: {query_id: {metric: value}}}``.
 
@@ -353,12 +376,18 @@ def compare_per_query(
         The metric keys to test.
     n_permutations, n_bootstrap, confidence, seed, exceedances, ci_tolerance
         As in :func:`paired_test`.
+    correction : {"holm", "bh", "bonferroni", "none"}
+        How the p-values of all the tests are adjusted together (see the module docstring).
+    family : {"all", "metric"}
+        The family of the correction: every test (default), or each metric's tests apart.
 
     Returns
     -------
     Comparison
     """
     options = _check_options(n_permutations, n_bootstrap, confidence, seed, exceedances, ci_tolerance)
+    correction = check_correction(correction)
+    _check_family(family)
     runs = list(per_query)
     if len(runs) < 2:
         raise ValueError(f"compare needs at least two runs, got {len(runs)}")
@@ -376,7 +405,12 @@ def compare_per_query(
             ).reshape(len(query_ids), len(metrics))
         except KeyError as exc:
             raise ValueError(f"run {name!r} has no per-query value for metric {exc.args[0]!r}") from None
-    return _compare_matrices(runs, metrics, query_ids, matrices, options)
+    return _compare_matrices(runs, metrics, query_ids, matrices, options, correction, family)
+
+
+def _check_family(family: str) -> None:
+    if family not in ("all", "metric"):
+        raise ValueError(f"family must be 'all' (every test) or 'metric' (each metric apart), got {family!r}")
 
 
 def _compare_matrices(
@@ -385,6 +419,8 @@ def _compare_matrices(
     query_ids: list,
     matrices: Mapping[str, np.ndarray],
     options: _Options,
+    correction: str = "holm",
+    family: str = "all",
 ) -> Comparison:
     """Means and paired tests from one ``queries x metrics`` matrix per run, rows aligned on ``query_ids``."""
     mean = {
@@ -399,7 +435,16 @@ def _compare_matrices(
     # Order: metric first, then pair, so a table reads metric by metric.
     order = {m: i for i, m in enumerate(metrics)}
     tests.sort(key=lambda t: order[t.metric])
-    return Comparison(runs=runs, metrics=metrics, mean=mean, tests=tests, query_ids=query_ids)
+    groups = [tests] if family == "all" else [[t for t in tests if t.metric == m] for m in metrics]
+    adjusted = {}
+    for group in groups:
+        for t, a in zip(group, adjust_p_values([t.p_value for t in group], correction), strict=True):
+            adjusted[id(t)] = float(a)
+    tests = [replace(t, adjusted_p_value=adjusted[id(t)]) for t in tests]
+    size = len(tests) if family == "all" else len(tests) // max(len(metrics), 1)
+    scope = "of each metric" if family == "metric" and len(metrics) > 1 else ""
+    return Comparison(runs=runs, metrics=metrics, mean=mean, tests=tests, query_ids=query_ids,
+                      correction=Correction(correction, size, scope=scope))
 
 
 def compare_reports(
@@ -411,6 +456,8 @@ def compare_reports(
     seed: int | None = 0,
     exceedances: int | None = EXCEEDANCES,
     ci_tolerance: float | None = CI_TOLERANCE,
+    correction: str = "holm",
+    family: str = "all",
 ) -> Comparison:
     """Compare :class:`~rag_eval_adapters.Report` objects ``{run_name: report}``.
 
@@ -423,6 +470,10 @@ def compare_reports(
         ``DatasetEvaluation`` is taken through its ``to_report()``.
     n_permutations, n_bootstrap, confidence, seed, exceedances, ci_tolerance
         As in :func:`paired_test`.
+    correction : {"holm", "bh", "bonferroni", "none"}
+        How the p-values of all the tests are adjusted together (see the module docstring).
+    family : {"all", "metric"}
+        The family of the correction: every test (default), or each metric's tests apart.
 
     Returns
     -------
@@ -445,12 +496,14 @@ def compare_reports(
                              "...); compare runs whose every query has a score, e.g. after dropping those queries")
     metrics = list(typed[names[0]].mean)
     options = _check_options(n_permutations, n_bootstrap, confidence, seed, exceedances, ci_tolerance)
+    correction = check_correction(correction)
+    _check_family(family)
     for name in names:
         if list(typed[name].mean) != metrics:
             raise ValueError(f"run {name!r} was scored with different metrics than {names[0]!r}")
     query_ids, rows = _common_rows([typed[name] for name in names])
     matrices = {name: typed[name].values[r] for name, r in zip(names, rows, strict=False)}
-    return _compare_matrices(names, metrics, query_ids, matrices, options)
+    return _compare_matrices(names, metrics, query_ids, matrices, options, correction, family)
 
 
 def _common_rows(reports: Sequence[Report]) -> tuple[list, list[np.ndarray]]:

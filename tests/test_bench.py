@@ -308,3 +308,53 @@ def test_bad_inputs_are_clear_errors():
     with pytest.raises(ValueError, match="SIZE:OVERLAP"):
         run_bench(documents(), case_records(), chunkings=["big"], retrievers=["bm25"],
                   settings=BenchSettings(e2e_limit=0))
+
+
+def test_tests_and_verdict_are_corrected_for_the_family_they_come_from(bench_run):
+    import re
+
+    from rag_eval_adapters.compare import compare_per_query
+
+    multipletests = pytest.importorskip("statsmodels.stats.multitest").multipletests
+    result, out, _ = bench_run
+    report = json.loads((out / "report.json").read_text())
+    comparison = report["comparison"]
+    assert comparison["correction"]["method"] == "holm" and comparison["correction"]["family_size"] == 66
+    assert comparison["correction"]["text"] == "at 0.05 after Holm's correction over 66 comparisons of each metric"
+    for metric in {t["metric"] for t in comparison["tests"]}:  # each metric's 66 pairs are one family
+        tests = [t for t in comparison["tests"] if t["metric"] == metric]
+        raw = [t["p_value"] for t in tests]
+        assert len(tests) == 66
+        assert [t["adjusted_p_value"] for t in tests] == pytest.approx(multipletests(raw, method="holm")[1])
+    # the verdict: every pair of the 12 configurations on the headline metric is the family of a sentence
+    first = report["verdict"][0]
+    assert "after Holm's correction over 66 comparisons: paired randomization p = " in first
+    metric = report["headline_metric"]
+    per_query = {r.name: r.report.per_query for r in result.results}
+    plain = compare_per_query(per_query, [metric], n_permutations=200, n_bootstrap=200, correction="none")
+    best, last = re.match(r"On all questions, (\S+) .* it beats the last, (\S+), by ", first).groups()
+    holm = dict(zip([(t.run_a, t.run_b) for t in plain.tests], multipletests([t.p_value for t in plain.tests], method=
+                                                                               "holm")[1], strict=True))
+    adjusted = holm.get((best, last), holm.get((last, best)))
+    assert f"adjusted p = {adjusted:.3g}, 95% CI" in first.split("it beats the last")[1]
+    md = (out / "report.md").read_text()
+    assert "| metric | A | B | B - A | 95% CI | p | adjusted p |" in md
+    assert "adjusted p: holm over the 66 tests of each metric" in md
+    assert "No test can reach 0.05 after the correction: the smallest p-value 200 permutations give is 0.005" in md
+    with pytest.raises(ValueError, match="unknown correction 'sidak'"):
+        BenchSettings(correction="sidak")
+
+
+def test_a_verdict_interval_bound_of_zero_reads_plus_zero():
+    from rag_eval_adapters.bench.scoring import ConfigResult, verdict
+
+    qrels = {f"q{i}": {"good": 1} for i in range(10)}
+    best = {q: {"good": 2.0, "bad": 1.0} for q in qrels}
+    # the last equals the best on every question but one, so the interval of (last - best) ends at exactly 0
+    last = {q: ({"good": 1.0, "bad": 2.0} if q == "q0" else {"good": 2.0, "bad": 1.0}) for q in qrels}
+    middle = {q: ({"good": 1.0, "bad": 2.0} if q in ("q0",) else {"good": 2.0, "bad": 1.0}) for q in qrels}
+    middle["q1"] = {"good": 2.0, "bad": 3.0}
+    runs = {"best": best, "middle": middle, "last": last}
+    results = [ConfigResult(name, "c", name, None, {}, evaluate(qrels, run, ["ndcg@10"])) for name, run in runs.items()]
+    line = verdict(results, "ndcg@10", permutations=200)[0]
+    assert "-0.000" not in line and "95% CI [+0.000, +0.111]" in line

@@ -181,7 +181,11 @@ def test_report_page_of_runs_holds_means_per_query_values_rankings_and_tests():
     assert [(ids[e[0]], e[2]) for e in page["retrieved"][1][2]] == [("d9", 1), ("d4", 0)]
     assert [(t["a"], t["b"], t["metric"], t["p"]) for t in page["tests"]] == [
         (t.run_a, t.run_b, t.metric, t.p_value) for t in comparison.tests]
-    assert all("p_adjusted" not in t for t in page["tests"])  # these tests carry no corrected p
+    # compare corrects its family (Holm's by default): the page carries each test's adjusted p beside the raw one
+    assert [t["p_adjusted"] for t in page["tests"]] == [t.adjusted_p_value for t in comparison.tests]
+    assert all(t.adjusted_p_value is not None for t in comparison.tests)
+    uncorrected = compare_reports(reports, n_permutations=100, n_bootstrap=100, correction="none")
+    assert all(t["p_adjusted"] == t["p"] for t in report_page(reports, title="t", comparison=uncorrected)["tests"])
     only_map = report_page({"A": evaluate(QRELS, RUN_A, ["map", "ndcg@5"])}, title="t")
     assert only_map["families"] == [] and only_map["metrics"] == ["map", "ndcg@5"]
 

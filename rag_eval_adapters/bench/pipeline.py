@@ -47,8 +47,12 @@ class BenchSettings:
     permutations: int = 2000
     worst: int = 5
     seed: int = 0
+    correction: str = "holm"
 
     def __post_init__(self) -> None:
+        from ..multitest import check_correction
+
+        self.correction = check_correction(self.correction)
         if self.eval_mode not in EVAL_MODES:
             raise ValueError(f"eval_mode must be one of {', '.join(EVAL_MODES)}, got {self.eval_mode!r}")
         if not self.ks:
@@ -351,8 +355,9 @@ def _finish(result: BenchResult, clock: dict, origin: str, documents: Any, tests
     settings = result.settings
     metric = headline_metric(settings.ks)
     result.comparison = compare_configs(result.results, [metric, f"hit_rate@{settings.ks[min(2, len(settings.ks) - 1)]}"],
-                                        settings.permutations, settings.seed)
-    result.verdict = verdict(result.results, metric, settings.permutations) if result.results else []
+                                        settings.permutations, settings.seed, settings.correction)
+    result.verdict = (verdict(result.results, metric, settings.permutations, settings.correction)
+                      if result.results else [])
     now = time.perf_counter()
     result.timings = {"retrieval_and_rerank_s": round(clock["retrieval"] - clock["start"], 3),
                       "answers_s": round(clock["answers"] - clock["retrieval"], 3),

@@ -52,14 +52,31 @@ def _rerank(data: dict) -> Section:
 
 def _tests(data: dict) -> Section:
     comparison = data["comparison"] or {"tests": []}
-    tests = sorted(comparison["tests"], key=lambda t: (t["p_value"], -abs(t["difference"])))
+
+    def adjusted(t: dict) -> float:
+        return t["adjusted_p_value"] if t.get("adjusted_p_value") is not None else t["p_value"]
+
+    tests = sorted(comparison["tests"], key=lambda t: (adjusted(t), t["p_value"], -abs(t["difference"])))
     rows = [[t["metric"], t["run_a"], t["run_b"], f"{t['difference']:+.3f}",
-             f"[{t['ci_low']:+.3f}, {t['ci_high']:+.3f}]", f"{t['p_value']:.3g}"] for t in tests[:40]]
-    notes = ["difference = B - A; p: paired randomization test; CI: paired bootstrap, 95%."]
+             f"[{t['ci_low']:+.3f}, {t['ci_high']:+.3f}]", f"{t['p_value']:.3g}", f"{adjusted(t):.3g}",
+             "*" if adjusted(t) < 0.05 else ""] for t in tests[:40]]
+    correction = comparison.get("correction")
+    if correction and correction["method"] != "none":
+        scope = correction.get("scope") or "of this table"
+        family = (f"adjusted p: {correction['method']} over the {correction['family_size']} tests {scope}; "
+                  f"* = significant {correction['text']}")
+    else:
+        family = "adjusted p: not corrected; * = p < 0.05"
+    notes = [f"difference = B - A; p: paired randomization test; CI: paired bootstrap, 95%; {family}."]
+    if correction and tests and correction["method"] != "none":
+        smallest = 1.0 / (tests[0]["n_permutations"] + 1)
+        if correction["family_size"] * smallest >= correction["alpha"]:
+            notes.append(f"No test can reach {correction['alpha']:g} after the correction: the smallest p-value "
+                         f"{tests[0]['n_permutations']} permutations give is {smallest:.2g}; use more permutations.")
     if len(tests) > 40:
         notes.append(f"{len(tests) - 40} more pairs in report.json.")
     return ("Paired tests between configurations (most significant first)",
-            ["metric", "A", "B", "B - A", "95% CI", "p"], rows, notes)
+            ["metric", "A", "B", "B - A", "95% CI", "p", "adjusted p", ""], rows, notes)
 
 
 _JUDGED = (("faithfulness", "faithfulness"), ("answer_correctness", "answer correctness"))

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import Report, evaluate
-from ..compare import compare_per_query, paired_test
+from ..compare import compare_per_query
 from ..testsets import TestCase
 
 __all__ = ["METRIC_DEFINITIONS", "metric_keys", "ConfigResult", "score_config", "compare_configs", "verdict",
@@ -76,30 +76,47 @@ def score_config(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Seque
 
 
 def compare_configs(results: Sequence[ConfigResult], metrics: Sequence[str], permutations: int,
-                    seed: int = 0) -> Any | None:
-    """Paired tests (:func:`rag_eval_adapters.compare.compare_per_query`) between every two configurations."""
+                    seed: int = 0, correction: str = "holm") -> Any | None:
+    """Paired tests (:func:`rag_eval_adapters.compare.compare_per_query`) between every two configurations, each
+    metric's p-values adjusted together (Holm's correction by default), as the verdict's are."""
     if len(results) < 2:
         return None
     per_query = {r.name: {q: v for q, v in r.report.per_query.items()} for r in results}
     return compare_per_query(per_query, list(metrics), n_permutations=permutations,
-                             n_bootstrap=permutations, seed=seed)
+                             n_bootstrap=permutations, seed=seed, correction=correction, family="metric")
 
 
 def _ranked(reports: Mapping[str, Report], metric: str) -> list[tuple[str, float]]:
     return sorted(((name, r.mean[metric]) for name, r in reports.items()), key=lambda x: (-x[1], x[0]))
 
 
-def _versus(best: str, other: str, reports: Mapping[str, Report], metric: str, permutations: int) -> tuple[float, str]:
-    """``(difference best - other, "(significant, p = ..., 95% CI [...], n queries)")``."""
-    a, b = reports[best].per_query, reports[other].per_query
-    common = sorted(set(a) & set(b), key=str)
-    if len(common) < 2:
+def _versus(best: str, other: str, comparison: Any, metric: str, reports: Mapping[str, Report]) -> tuple[float, str]:
+    """``(difference best - other, "(significant at 0.05 after Holm's correction over 66 comparisons: ...)")``
+    from the test of the pair in ``comparison`` (every pair of configurations on the same questions)."""
+    if comparison is None:
         return reports[best].mean[metric] - reports[other].mean[metric], "(too few shared queries to test)"
-    test = paired_test([b[q][metric] for q in common], [a[q][metric] for q in common], metric=metric,
-                       n_permutations=permutations, n_bootstrap=permutations)
-    signif = "significant" if test.p_value < 0.05 else "not significant"
-    return test.difference, (f"({signif} at 0.05: paired randomization p = {test.p_value:.3g}, 95% CI "
-                             f"[{test.ci_low:+.3f}, {test.ci_high:+.3f}], {test.n_queries} queries)")
+    for test in comparison.tests:
+        if test.metric == metric and {test.run_a, test.run_b} == {best, other}:
+            break
+    else:  # pragma: no cover - every pair is tested
+        raise KeyError(f"no test of {metric} between {best} and {other}")
+    sign = 1.0 if test.run_b == best else -1.0
+    low, high = sorted((sign * test.ci_low + 0.0, sign * test.ci_high + 0.0))  # + 0.0: no "-0.000"
+    adjusted = test.adjusted_p_value if test.adjusted_p_value is not None else test.p_value
+    signif = "significant" if adjusted < comparison.correction.alpha else "not significant"
+    return sign * test.difference, (
+        f"({signif} {comparison.correction}: paired randomization p = {test.p_value:.3g}, adjusted p = "
+        f"{adjusted:.3g}, 95% CI [{low:+.3f}, {high:+.3f}], {test.n_queries} queries)")
+
+
+def _pairs(reports: Mapping[str, Report], metric: str, permutations: int, correction: str) -> Any:
+    """Every pair of configurations tested on ``metric`` over the questions they share, as one family."""
+    per_query = {name: r.per_query for name, r in reports.items()}
+    shared = set.intersection(*(set(rows) for rows in per_query.values()))
+    if len(shared) < 2:
+        return None
+    return compare_per_query(per_query, [metric], n_permutations=permutations, n_bootstrap=permutations,
+                             correction=correction)
 
 
 def _of_type(report: Report, qtype: str | None) -> Report:
@@ -109,21 +126,27 @@ def _of_type(report: Report, qtype: str | None) -> Report:
     return Report(report.metrics, [report.query_ids[i] for i in rows], report.values[rows], {}, {})
 
 
-def _beats_last(best: str, ranked: list[tuple[str, float]], reports: Mapping[str, Report], metric: str,
-                permutations: int) -> str:
+def _beats_last(best: str, ranked: list[tuple[str, float]], pairs: Any, reports: Mapping[str, Report],
+                metric: str) -> str:
     """``"; it beats the last, X, by ..."``, or, when several tie for last, every one of them with its test."""
     low = ranked[-1][1]
     last = [name for name, v in ranked if v == low]
     if len(last) == 1:
-        diff, how = _versus(best, last[0], reports, metric, permutations)
+        diff, how = _versus(best, last[0], pairs, metric, reports)
         return f"; it beats the last, {last[0]}, by {diff:+.3f} {how}"
-    tests = "; ".join(f"{name} {_versus(best, name, reports, metric, permutations)[1]}" for name in last)
+    tests = "; ".join(f"{name} {_versus(best, name, pairs, metric, reports)[1]}" for name in last)
     return (f"; {len(last)} configurations tie for last at {metric} = {low:.3f} ({', '.join(last)}), and it beats "
             f"them by {reports[best].mean[metric] - low:+.3f}: {tests}")
 
 
-def verdict(results: Sequence[ConfigResult], metric: str, permutations: int = 2000) -> list[str]:
-    """A few plain sentences: which configuration wins overall and per query type, by how much, how surely."""
+def verdict(results: Sequence[ConfigResult], metric: str, permutations: int = 2000,
+            correction: str = "holm") -> list[str]:
+    """A few plain sentences: which configuration wins overall and per query type, by how much, how surely.
+
+    On each set of questions (all, then each type) every pair of configurations is tested on ``metric`` and the
+    p-values are adjusted together (Holm's correction by default): picking the winner and the runner-up looks at
+    every pair, so every pair is the family. Each sentence names that family.
+    """
     lines: list[str] = []
     types = sorted({a.get("query_type") for r in results for a in r.report.attributes.values()} - {None})
     for qtype in [None, *types]:
@@ -138,13 +161,14 @@ def verdict(results: Sequence[ConfigResult], metric: str, permutations: int = 20
             lines.append(f"On {label}, {best} scores {metric} = {value:.3f}.")
             continue
         tied = [name for name, v in ranked[1:] if v == value]
+        pairs = _pairs(reports, metric, permutations, correction)
         if tied:
             text = f"On {label}, {best} ties for first with {', '.join(tied)} at {metric} = {value:.3f}"
         else:
-            diff, how = _versus(best, ranked[1][0], reports, metric, permutations)
+            diff, how = _versus(best, ranked[1][0], pairs, metric, reports)
             text = (f"On {label}, {best} wins with {metric} = {value:.3f}, {diff:+.3f} over the runner-up "
                     f"{ranked[1][0]} {how}")
         if len(ranked) > 2 and ranked[-1][1] < value:
-            text += _beats_last(best, ranked, reports, metric, permutations)
+            text += _beats_last(best, ranked, pairs, reports, metric)
         lines.append(text + ".")
     return lines

@@ -11,6 +11,8 @@
                        with answers, significance tests and a report folder.
 ``rag-eval demo``      the same benchmark, offline, on documents and a typed test set shipped with
                        the package.
+``rag-eval meta-eval`` measures how far answer scorers agree with human labels (RAGChecker's 560 shipped
+                       with the package), beside trivial baselines and the annotator-vs-annotator ceiling.
 
 Every expected failure (missing file, malformed line, unknown metric, no overlap between run and
 qrels) prints one line ``rag-eval: error: ...`` on stderr and exits with status 2.
@@ -30,8 +32,8 @@ from ._progress import progress_enabled
 
 __all__ = ["main", "build_parser", "CLIError", "progress_enabled", "COMMANDS"]
 
-COMMANDS = ("evaluate", "compare", "generate", "answers", "judge", "bench", "demo")
-"""The subcommands, each a module of this package with ``add_parser(subparsers)``."""
+COMMANDS = ("evaluate", "compare", "generate", "answers", "judge", "bench", "demo", "meta-eval")
+"""The subcommands, each a module of this package (``-`` read as ``_``) with ``add_parser(subparsers)``."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMANDS:
-        importlib.import_module(f"{__name__}.{name}").add_parser(sub)
+        importlib.import_module(f"{__name__}.{name.replace('-', '_')}").add_parser(sub)
     return parser
 
 

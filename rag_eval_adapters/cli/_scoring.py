@@ -66,10 +66,13 @@ def score_run(qrels: dict, run: dict, metrics: Sequence[Any], relevance_level: f
 def check_scoring_args(args: argparse.Namespace) -> tuple[str, list[Any]]:
     """Check the options of :func:`add_scoring_options` (``args.run``: one path or several) before any reading.
 
-    The qrels and runs must be readable and no output may overwrite them; ``args.relevance_level`` is replaced
-    by its checked number. Returns the output format and the metric objects (``-m`` at every ``--k``).
+    The qrels, runs and human labels (``--human-labels``, when the command has it) must be readable and no output
+    may overwrite them; ``args.relevance_level`` is replaced by its checked number. Returns the output format and
+    the metric objects (``-m`` at every ``--k``).
     """
     inputs = [(args.qrels, "qrels")] + [(r, "run") for r in as_list(args.run)]
+    if getattr(args, "human_labels", None):
+        inputs.append((args.human_labels, "human labels"))
     check_inputs(inputs)
     check_outputs([path for path, _ in inputs], output=args.output, plot=args.plot)
     fmt = output_format(args.format, args.output)

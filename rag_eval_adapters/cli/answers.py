@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ._errors import CLIError, one_line
+from ._intervals import add_interval_options, intervals_from_args
 from ._io import check_count, check_inputs, check_outputs, fail_on_errors, output_format
 from ._models import add_embedder_options, embedder_from_args
 from ._output import FORMATS, check_plot_path, emit, emit_page, plot, print_rich, with_groups
@@ -44,6 +45,7 @@ def add_parser(sub: Any) -> None:
                    help="exit 0 even when some answers could not be scored (their errors are in the report)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the means (per group with --group-by) into a PNG")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    add_interval_options(p)
     p.set_defaults(func=cmd_answers)
 
 
@@ -74,6 +76,7 @@ def cmd_answers(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     check_plot_path(args.plot)
     check_count(args.limit, "--limit")
     inputs = [(args.predictions, "predictions")] + ([(args.references, "references")] if args.references else [])
+    inputs += [(args.human_labels, "human labels")] if args.human_labels else []
     check_inputs(inputs)
     check_outputs([path for path, _ in inputs], output=args.output, plot=args.plot, cache=args.cache)
     args.format = output_format(args.format, args.output)
@@ -115,7 +118,8 @@ def cmd_answers(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
 def _render(report: Any, grouped: Any, args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> None:
     from ..reports import evaluation_tables, render_evaluation, render_groups
 
-    options = dict(per_query=args.per_query, sort_by=args.sort_by or report.keys[0], limit=args.limit)
+    options = dict(per_query=args.per_query, sort_by=args.sort_by or report.keys[0], limit=args.limit,
+                   intervals=intervals_from_args(report, args))
     if args.format == "table" and not args.output and is_tty(stdout):
         tables = evaluation_tables(report, title="Answers: mean over queries", **options)
         print_rich(tables, stdout)

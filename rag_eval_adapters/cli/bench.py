@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..multitest import CORRECTIONS
 from ._errors import CLIError, one_line
 from ._io import MAX_RESAMPLES, check_count
 from ._metrics import parse_ks
@@ -58,6 +59,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--judge-base-url", metavar="URL", help="the judge's OpenAI-compatible server (default --llm-base-url)")
     p.add_argument("--permutations", type=int, default=2000, metavar="N",
                    help="sign flips and bootstrap samples of the paired tests (default 2000)")
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                   help="how the p-values of the paired tests are adjusted together (default holm; bh: "
+                        "Benjamini-Hochberg)")
     p.add_argument("--cache-dir", metavar="DIR", help="embedding cache (default OUTPUT/.cache)")
     p.add_argument("--output", "-o", required=True, metavar="DIR",
                    help="report folder (not inside the documents folder; one holding a report needs --force)")
@@ -184,7 +188,7 @@ def cmd_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             args.testset = _generate(args, (args.chunking or ["256:32"])[0], stderr)
         settings = BenchSettings(ks=tuple(parse_ks(args.k) or (1, 3, 5, 10, 20)), candidates=args.candidates,
                                  eval_mode=args.eval_mode, e2e_limit=0 if args.skip_e2e else args.e2e_limit,
-                                 permutations=args.permutations)
+                                 permutations=args.permutations, correction=args.correction)
         result = run_bench(args.documents, args.testset, chunkings=args.chunking or ["256:32", "512:64"],
                            retrievers=args.retriever or DEFAULT_RETRIEVERS, rerankers=args.rerank or DEFAULT_RERANKERS,
                            settings=settings, answerer=_answerer(args), output_dir=args.output,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
+from ..intervals import INTERVAL_METHODS
+from ..multitest import CORRECTIONS
 from ._errors import CLIError, one_line
 from ._io import check_resampling, fail_on_errors
 from ._output import check_plot_path, emit, emit_page, plot, print_rich
@@ -32,6 +34,14 @@ def add_parser(sub: Any) -> None:
     cp.add_argument("--confidence", type=float, default=0.95, metavar="C",
                     help="confidence level of the interval (default 0.95)")
     cp.add_argument("--seed", type=int, default=0, help="random seed of the tests (default 0)")
+    cp.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                    help="how the p-values of all the tests are adjusted together: holm (default), bh "
+                         "(Benjamini-Hochberg), bonferroni or none")
+    cp.add_argument("--human-labels", metavar="FILE",
+                    help="JSONL of human labels for some queries ({query_id, run, <metric>: value}): each run's "
+                         "mean and each pair's difference is also given corrected with them (PPI++)")
+    cp.add_argument("--ci", choices=INTERVAL_METHODS, metavar="METHOD",
+                    help="give every run's mean its interval: t, normal or bootstrap (named in the output)")
     cp.set_defaults(func=cmd_compare)
 
 
@@ -65,8 +75,12 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         try:
             comparison = compare_reports(
                 reports, n_permutations=args.permutations, n_bootstrap=args.bootstrap,
-                confidence=args.confidence, seed=args.seed,
+                confidence=args.confidence, seed=args.seed, correction=args.correction,
             )
+            if args.human_labels:
+                comparison = _with_human_labels(comparison, reports, args)
+            if args.ci:
+                comparison = _with_intervals(comparison, reports, args)
         except ValueError as exc:
             raise CLIError(one_line(str(exc))) from None
         steps.finish(t)
@@ -84,3 +98,29 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         plot(comparison.mean, args.plot, stderr, title=f"{' vs '.join(comparison.runs)} ({comparison.n_queries} queries)")
     fail_on_errors(reports, args.allow_errors)
     return 0
+
+
+def _with_human_labels(comparison: Any, reports: dict, args: argparse.Namespace) -> Any:
+    """The comparison with its PPI++ corrected means and differences (``ValueError`` for labels that do not fit)."""
+    from dataclasses import replace
+
+    from ..human_labels import read_human_labels
+    from ..ppi import corrected_comparison
+
+    return replace(comparison, human=corrected_comparison(reports, read_human_labels(args.human_labels),
+                                                           confidence=args.confidence))
+
+
+def _with_intervals(comparison: Any, reports: dict, args: argparse.Namespace) -> Any:
+    """The comparison with every run's means given their ``--ci`` intervals, over the queries compared."""
+    from dataclasses import replace
+
+    from .. import Report
+    from ..intervals import report_intervals
+
+    intervals = {}
+    for run, report in reports.items():
+        rows = report.per_query
+        common = Report.from_per_query({q: rows[q] for q in comparison.query_ids}, report.metrics)
+        intervals[run] = report_intervals(common, method=args.ci, confidence=args.confidence, seed=args.seed)
+    return replace(comparison, intervals=intervals)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
+from ..multitest import CORRECTIONS
 from ._errors import CLIError, one_line
 from ._progress import progress_enabled
 
@@ -19,6 +20,9 @@ def add_parser(sub: Any) -> None:
                     help="folder for the report (default ./rag_eval_report)")
     dm.add_argument("--permutations", type=int, default=2000, metavar="N",
                     help="sign flips and bootstrap samples of the paired tests (default 2000)")
+    dm.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                    help="how the p-values of the paired tests are adjusted together (default holm; bh: "
+                         "Benjamini-Hochberg)")
     dm.add_argument("--cache-dir", metavar="DIR", help="embedding cache (default OUTPUT_DIR/.cache)")
     dm.set_defaults(func=cmd_demo)
 
@@ -30,7 +34,7 @@ def cmd_demo(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     check_count(args.permutations, "--permutations", maximum=MAX_RESAMPLES)
     try:
         run_demo(output_dir=args.output_dir, stdout=stdout, stderr=stderr, show_progress=progress_enabled(stderr),
-                 permutations=args.permutations, cache_dir=args.cache_dir)
+                 permutations=args.permutations, cache_dir=args.cache_dir, correction=args.correction)
     except (ValueError, TypeError) as exc:
         raise CLIError(one_line(str(exc))) from None
     except OSError as exc:

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any, TextIO
 
+from ._intervals import add_interval_options, intervals_from_args
 from ._io import check_count, fail_on_errors
 from ._metrics import check_sort_by
 from ._output import check_plot_path, emit, emit_page, plot, print_rich
@@ -26,6 +27,7 @@ def add_parser(sub: Any) -> None:
     ev.add_argument("--sort-by", metavar="METRIC", help="metric that orders --per-query (default ndcg@10 "
                     "or the first nDCG, else the first metric)")
     ev.add_argument("--limit", type=int, metavar="N", help="list only the N worst queries")
+    add_interval_options(ev)
     ev.set_defaults(func=cmd_evaluate)
 
 
@@ -44,6 +46,7 @@ def cmd_evaluate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
         steps.advance(t)
         report = score_run(qrels, run, metrics, args.relevance_level, name, steps)
     sort_by = check_sort_by(args.sort_by, report.metrics)
+    intervals = intervals_from_args(report, args, name)
     details = query_details(qrels, run, args.relevance_level) if args.per_query else None
     if fmt == "html":
         emit_page(report_page({name: report}, title=f"rag-eval evaluate: {name}", runs={name: run}, qrels=qrels,
@@ -52,13 +55,13 @@ def cmd_evaluate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
     elif fmt == "table" and not args.output and is_tty(stdout):
         print_rich(
             evaluation_tables(report, per_query=args.per_query, sort_by=sort_by, details=details,
-                              limit=args.limit, title=f"{name}: mean over queries"),
+                              limit=args.limit, title=f"{name}: mean over queries", intervals=intervals),
             stdout,
         )
     else:
         text = render_evaluation(
             report, fmt, per_query=args.per_query, sort_by=sort_by, details=details,
-            limit=args.limit, run_name=name if fmt != "json" else None,
+            limit=args.limit, run_name=name if fmt != "json" else None, intervals=intervals,
         )
         emit(text, args.output, stdout, stderr)
     if args.plot:

@@ -60,13 +60,14 @@ def run_demo(
     show_progress: bool = False,
     permutations: int = 2000,
     cache_dir: str | Path | None = None,
+    correction: str = "holm",
 ) -> Any:
     """Run the demo benchmark (see the module docstring); returns the :class:`~rag_eval_adapters.bench.BenchResult`.
 
     Prints the table and the verdict to ``stdout`` and the report location to ``stderr``; writes the report
     folder (``report.html``, ``report.json``, ``report.md``, ``report.txt``, ``charts/``, ``runs/``, ``qrels/``) into
     ``output_dir``. The embedding cache lives in ``output_dir/.cache`` unless ``cache_dir`` is given, so a
-    second run is fast.
+    second run is fast. ``correction`` adjusts the paired tests' p-values together (Holm's by default).
     """
     from rich.console import Console
     from rich.text import Text
@@ -81,7 +82,7 @@ def run_demo(
         f"rag-eval demo: 8 shipped documents, 72 typed questions (literal, paraphrase, scenario) with evidence "
         f"spans; chunkings {' and '.join(DEMO_CHUNKINGS)} (tokens, SentenceSplitter), retrievers "
         f"{', '.join(DEMO_RETRIEVERS)}, reranker {DEMO_RERANKER}; extractive answers to {DEMO_E2E_LIMIT} questions."))
-    settings = BenchSettings(e2e_limit=DEMO_E2E_LIMIT, permutations=permutations)
+    settings = BenchSettings(e2e_limit=DEMO_E2E_LIMIT, permutations=permutations, correction=correction)
     result = run_bench(data_path("documents.jsonl"), data_path("testset.jsonl"), chunkings=DEMO_CHUNKINGS,
                        retrievers=DEMO_RETRIEVERS, rerankers=[DEMO_RERANKER], settings=settings,
                        output_dir=output_dir, cache_dir=cache_dir, show_progress=show_progress)

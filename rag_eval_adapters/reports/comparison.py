@@ -19,28 +19,58 @@ def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
     return comparison.to_dict()
 
 
+def _adjusted(t: Any) -> float:
+    return t.adjusted_p_value if t.adjusted_p_value is not None else t.p_value
+
+
 def _comparison_rows(comparison: Comparison) -> tuple[list[str], list[list[str]], list[str], list[list[str]]]:
     runs = list(comparison.runs)
     mean_header = ["metric"] + runs
-    mean_rows = [[m] + [_fmt(comparison.mean[r][m]) for r in runs] for m in comparison.metrics]
+    def cell(run: str, metric: str) -> str:
+        iv = (comparison.intervals or {}).get(run, {}).get(metric)
+        return _fmt(comparison.mean[run][metric]) + (f" [{_fmt(iv.low)}, {_fmt(iv.high)}]" if iv is not None else "")
+
+    mean_rows = [[m] + [cell(r, m) for r in runs] for m in comparison.metrics]
     conf = int(round(comparison.tests[0].confidence * 100)) if comparison.tests else 95
-    test_header = ["metric", "run A", "run B", "B - A", f"{conf}% CI", "t-test p", "p_value", ""]
+    test_header = ["metric", "run A", "run B", "B - A", f"{conf}% CI", "t-test p", "p_value", "adjusted p", ""]
+    level = comparison.correction.alpha if comparison.correction else 0.05
     test_rows = []
     for t in comparison.tests:
-        mark = "*" if t.p_value < 0.05 and t.t_test_p_value < 0.05 else ""
+        mark = "*" if _adjusted(t) < level else ""
         test_rows.append(
             [
                 t.metric, t.run_a, t.run_b, f"{t.difference:+.4f}",
-                f"[{t.ci_low:+.4f}, {t.ci_high:+.4f}]", _fmt_p(t.t_test_p_value), _fmt_p(t.p_value), mark,
+                f"[{t.ci_low:+.4f}, {t.ci_high:+.4f}]", _fmt_p(t.t_test_p_value), _fmt_p(t.p_value),
+                _fmt_p(_adjusted(t)), mark,
             ]
         )
     return mean_header, mean_rows, test_header, test_rows
 
 
-_COMPARE_NOTE = (
-    "p_value: paired randomization test; t-test p: paired t-test; CI: bootstrap of the mean difference; "
-    "* = both p < 0.05"
-)
+HUMAN_TITLE = "Corrected with human labels (prediction-powered, PPI++)"
+
+
+def _mean_title(comparison: Comparison) -> str:
+    """``"Mean over 72 queries"``, naming the intervals when the means carry them (``"[t 95%]"``)."""
+    first = next((iv for by in (comparison.intervals or {}).values() for iv in by.values()), None)
+    named = f" [{first.method} {first.confidence:.0%} interval]" if first is not None else ""
+    return f"Mean over {comparison.n_queries} queries{named}"
+
+
+def comparison_note(comparison: Comparison) -> str:
+    """The legend under the tests: what each p is, the family the adjusted p-values were corrected over, and a
+    warning when the randomization test's resolution keeps every test from reaching the level."""
+    c = comparison.correction
+    if c is not None and c.method != "none":
+        name = "Benjamini-Hochberg" if c.method == "bh" else c.method
+        family = (f"adjusted p: {name} over the {c.family_size} tests {c.scope}" if c.scope
+                  else f"adjusted p: {name} over all {c.family_size} tests")
+    else:
+        family = "adjusted p: not corrected"
+    where = f"significant {c}" if c is not None else "p < 0.05"
+    floor = c.floor_note(1.0 / (comparison.tests[0].n_permutations + 1)) if c is not None and comparison.tests else ""
+    return (f"p_value: paired randomization test; t-test p: paired t-test; CI: bootstrap of the mean difference; "
+            f"{family}; * = {where}" + (f" ({floor})" if floor else ""))
 
 
 def comparison_tables(comparison: Comparison) -> list[Any]:
@@ -48,11 +78,14 @@ def comparison_tables(comparison: Comparison) -> list[Any]:
     from rich.text import Text
 
     mh, mr, th, tr = _comparison_rows(comparison)
-    return [
-        _rich_table(f"Mean over {comparison.n_queries} queries", mh, mr),
+    out = [
+        _rich_table(_mean_title(comparison), mh, mr),
         _rich_table("Paired tests (difference = run B - run A)", th, tr, numeric_from=3),
-        Text(_COMPARE_NOTE),
+        Text(comparison_note(comparison)),
     ]
+    if comparison.human is not None:
+        out.append(Text("\n".join([HUMAN_TITLE, *comparison.human.lines()])))
+    return out
 
 
 def render_comparison(comparison: Comparison, fmt: str = "table") -> str:
@@ -64,7 +97,7 @@ def render_comparison(comparison: Comparison, fmt: str = "table") -> str:
         From :func:`~rag_eval_adapters.compare.compare_reports`.
     fmt : {"table", "json", "csv", "markdown"}
         ``csv`` has one row per metric and pair of runs: ``metric,run_a,run_b,mean_a,mean_b,
-        difference,ci_low,ci_high,t_statistic,t_test_p_value,p_value,n_queries``.
+        difference,ci_low,ci_high,t_statistic,t_test_p_value,p_value,adjusted_p_value,correction,n_queries``.
 
     Returns
     -------
@@ -79,25 +112,28 @@ def render_comparison(comparison: Comparison, fmt: str = "table") -> str:
         writer = csv.writer(buffer, lineterminator="\n")
         cols = [
             "metric", "run_a", "run_b", "mean_a", "mean_b", "difference", "ci_low", "ci_high",
-            "t_statistic", "t_test_p_value", "p_value", "n_queries",
+            "t_statistic", "t_test_p_value", "p_value", "adjusted_p_value", "correction", "n_queries",
         ]
         writer.writerow(cols)
+        method = comparison.correction.method if comparison.correction else ""
         for t in comparison.tests:
-            d = t.to_dict()
+            d = {**t.to_dict(), "correction": method}
             writer.writerow(["" if d[c] is None else d[c] for c in cols])
         return buffer.getvalue()
     if fmt == "markdown":
         mh, mr, th, tr = _comparison_rows(comparison)
         return "\n".join(
             [
-                f"### Mean over {comparison.n_queries} queries\n",
+                f"### {_mean_title(comparison)}\n",
                 _markdown_table(mh, mr),
                 "",
                 "### Paired tests (difference = run B - run A)\n",
                 _markdown_table(th, tr, numeric_from=3),
                 "",
-                _COMPARE_NOTE,
+                comparison_note(comparison),
                 "",
+                *([f"### {HUMAN_TITLE}", "", *(f"- {line}" for line in comparison.human.lines()), ""]
+                  if comparison.human is not None else []),
             ]
         )
     return _render_rich(comparison_tables(comparison))

@@ -88,6 +88,7 @@ def evaluation_to_dict(
     details: Mapping[str, QueryDetail] | None = None,
     limit: int | None = None,
     run_name: str | None = None,
+    intervals: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The evaluation as plain data for JSON output.
 
@@ -106,17 +107,23 @@ def evaluation_to_dict(
         At most this many ``worst_queries``.
     run_name : str, optional
         Recorded as ``run``.
+    intervals : mapping, optional
+        Metric key -> :class:`~rag_eval_adapters.intervals.MeanInterval` (``report_intervals``), recorded as
+        ``intervals`` with the method each was made by.
 
     Returns
     -------
     dict
-        ``{"mean", "per_query", "counts", "errors"}`` (and ``run``, ``sort_by``, ``worst_queries``).
+        ``{"mean", "per_query", "counts", "errors"}`` (and ``run``, ``sort_by``, ``worst_queries``,
+        ``intervals``).
     """
     report = as_report(report, "report")
     out: dict[str, Any] = {}
     if run_name is not None:
         out["run"] = run_name
     out["mean"] = dict(report.mean)
+    if intervals:
+        out["intervals"] = {k: iv.to_dict() for k, iv in intervals.items()}
     if per_query:
         out["per_query"] = {q: dict(v) for q, v in report.per_query.items()}
     out["counts"] = dict(report.counts)
@@ -157,6 +164,20 @@ def _mean_rows(mean: Mapping[str, float], report: Report | None = None) -> tuple
     rows, cuts, cells = grid
     header = ["metric"] + [f"@{k}" for k in cuts]
     return header, [[r] + [_fmt(mean[cells[(r, k)]]) for k in cuts] for r in rows]
+
+
+INTERVAL_TITLE = "Means with their intervals"
+
+
+def _interval_rows(intervals: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the interval table: one metric a row, the interval's method named."""
+    rows = []
+    for key, iv in intervals.items():
+        note = ""
+        if getattr(iv, "judge_mean", None) is not None and iv.method.startswith("ppi"):
+            note = f"judge mean {_fmt(iv.judge_mean)}, corrected from {iv.n} human labels"
+        rows.append([key, _fmt(iv.estimate), _fmt(iv.low), _fmt(iv.high), f"{iv.method} {iv.confidence:.0%}", note])
+    return ["metric", "mean", "low", "high", "interval", ""], rows
 
 
 def notes_lines(report: Report) -> list[str]:
@@ -218,15 +239,18 @@ def evaluation_tables(
     details: Mapping[str, QueryDetail] | None = None,
     limit: int | None = None,
     title: str = "Mean over queries",
+    intervals: Mapping[str, Any] | None = None,
 ) -> list[Any]:
-    """Rich renderables for the terminal: the mean table, the counts line and, with ``per_query``, the
-    per-query table worst first (parameters as in :func:`render_evaluation`)."""
+    """Rich renderables for the terminal: the mean table, the counts line, the intervals and, with ``per_query``,
+    the per-query table worst first (parameters as in :func:`render_evaluation`)."""
     report = as_report(report, "report")
     from rich.text import Text
 
     header, rows = _mean_rows(report.mean, report)
     out: list[Any] = [_rich_table(title, header, rows), Text(_counts_line(report.counts))]
     out += [Text(line) for line in notes_lines(report)]
+    if intervals:
+        out.append(_rich_table(INTERVAL_TITLE, *_interval_rows(intervals), numeric_from=1))
     if per_query:
         sort_by = sort_by or _default_sort_metric(report)
         h, r = _per_query_rows(report, sort_by, details, limit)
@@ -246,6 +270,7 @@ def render_evaluation(
     details: Mapping[str, QueryDetail] | None = None,
     limit: int | None = None,
     run_name: str | None = None,
+    intervals: Mapping[str, Any] | None = None,
 ) -> str:
     """Render one run's evaluation as text.
 
@@ -269,6 +294,9 @@ def render_evaluation(
         At most this many queries in the listing.
     run_name : str, optional
         A title for the run.
+    intervals : mapping, optional
+        Metric key -> :class:`~rag_eval_adapters.intervals.MeanInterval`: shown as a table (JSON: ``intervals``;
+        CSV: rows ``ci_low`` and ``ci_high`` after the means), each with the method it was made by.
 
     Returns
     -------
@@ -282,7 +310,8 @@ def render_evaluation(
         sort_by = sort_by or _default_sort_metric(report)
     if fmt == "json":
         data = evaluation_to_dict(
-            report, sort_by=sort_by if per_query else None, details=details, limit=limit, run_name=run_name
+            report, sort_by=sort_by if per_query else None, details=details, limit=limit, run_name=run_name,
+            intervals=intervals,
         )
         return json.dumps(data, indent=2) + "\n"
     if fmt == "csv":
@@ -293,6 +322,10 @@ def render_evaluation(
         writer.writerow([MEAN_ROW] + [repr_float(report.mean[k]) if k in report.mean else "" for k in keys])
         if report.unmeasured:
             writer.writerow(["measured"] + [str(report.measured[k]) for k in keys])
+        if intervals:
+            for bound in ("low", "high"):
+                writer.writerow([f"ci_{bound}"] + [repr_float(getattr(intervals[k], bound)) if k in intervals else ""
+                                                   for k in keys])
         if per_query:
             errors = report.errors
             for q in worst_queries(report.per_query, sort_by, errors)[: limit or None]:
@@ -308,11 +341,14 @@ def render_evaluation(
             parts.append(f"## {escape_markdown(run_name)}\n")
         parts += ["### Mean over queries\n", _markdown_table(header, rows), "", _counts_line(report.counts), ""]
         parts += [f"- {line}" for line in notes_lines(report)] + ([""] if notes_lines(report) else [])
+        if intervals:
+            parts += [f"### {INTERVAL_TITLE}\n", _markdown_table(*_interval_rows(intervals), numeric_from=1), ""]
         if per_query:
             h, r = _per_query_rows(report, sort_by, details, limit)
             parts += [f"### Per query, worst {sort_by} first\n", _markdown_table(h, r), ""]
         return "\n".join(parts)
     title = f"{run_name}: mean over queries" if run_name else "Mean over queries"
     return _render_rich(
-        evaluation_tables(report, per_query=per_query, sort_by=sort_by, details=details, limit=limit, title=title)
+        evaluation_tables(report, per_query=per_query, sort_by=sort_by, details=details, limit=limit, title=title,
+                          intervals=intervals)
     )

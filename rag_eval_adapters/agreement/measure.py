@@ -1,0 +1,251 @@
+"""How far a scorer agrees with people: every agreement statistic with its bootstrap interval, overall and by group.
+
+:func:`measure_agreement` takes one score and one human label per item. Labels are *pointwise* (a grade of one
+answer) or *pairwise* (a preference between two answers on -2..2; the score is then the scorer's difference,
+answer 2 minus answer 1). It reports Pearson, Spearman and Kendall's tau-b always; on categories it adds accuracy,
+Cohen's kappa (unweighted and quadratic-weighted) and the confusion matrix:
+
+* pointwise, when every score lies on the labels' scale (a judge that grades 1..5 like the people did);
+* pairwise, on the preference's sign: ``-1`` (answer 1 better), ``0`` (tie: ``|score| <= tie_margin``), ``1``.
+
+Each statistic carries a percentile bootstrap interval: items (or, with ``clusters``, whole clusters such as the
+two annotators' rows of one question) drawn with replacement ``n_bootstrap`` times, seeded. Resamples whose
+statistic is undefined (a constant scorer) are left out of the percentiles; a statistic undefined on the
+sample itself is ``None``, never NaN.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..intervals import check_confidence
+from ..validation import check_count, check_seed
+from .stats import (
+    _confusion,
+    _kappa,
+    _ranks,
+    _weighted_kendall,
+    _weighted_pearson,
+    categories_of,
+    check_pair,
+    codes,
+)
+
+__all__ = ["Estimate", "AgreementStats", "Agreement", "measure_agreement", "STATISTICS", "KINDS"]
+
+KINDS = ("pointwise", "pairwise")
+STATISTICS = ("pearson", "spearman", "kendall_tau_b", "accuracy", "kappa", "kappa_quadratic")
+"""The statistics' keys; the last three only on categories (see the module docstring)."""
+OVERALL = "all"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A statistic on the sample and its bootstrap interval (all ``None`` when undefined)."""
+
+    value: float | None
+    low: float | None
+    high: float | None
+
+    def format(self, digits: int = 3, scale: float = 1.0) -> str:
+        """``"0.619 [0.571, 0.664]"`` (``scale=100`` for points), ``"-"`` when undefined."""
+        if self.value is None:
+            return "-"
+        bounds = "" if self.low is None else f" [{self.low * scale:.{digits}f}, {self.high * scale:.{digits}f}]"
+        return f"{self.value * scale:.{digits}f}{bounds}"
+
+    def __repr__(self) -> str:
+        return f"Estimate({self.format(4)})"
+
+
+@dataclass(frozen=True)
+class AgreementStats:
+    """The statistics of one group (``"all"`` for every item)."""
+
+    group: Hashable
+    n: int
+    estimates: dict[str, Estimate]
+    confusion: list[list[int]] | None = None
+
+    def __getitem__(self, statistic: str) -> Estimate:
+        try:
+            return self.estimates[statistic]
+        except KeyError:
+            raise KeyError(f"no statistic {statistic!r} here; have {', '.join(self.estimates)}") from None
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"group", "n", "statistics": {name: {"value", "low", "high"}}, "confusion"}``."""
+        return {"group": self.group, "n": self.n,
+                "statistics": {k: {"value": e.value, "low": e.low, "high": e.high} for k, e in self.estimates.items()},
+                "confusion": self.confusion}
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """A scorer's agreement with human labels, overall and by group.
+
+    ``a["spearman"]`` is the overall estimate; ``a.groups["kiwi"]["pearson"]`` a group's.
+    """
+
+    scorer: str
+    kind: str
+    overall: AgreementStats
+    groups: dict[Hashable, AgreementStats] = field(default_factory=dict)
+    categories: list[float] | None = None
+    confidence: float = 0.95
+    n_bootstrap: int = 1000
+
+    def __getitem__(self, statistic: str) -> Estimate:
+        return self.overall[statistic]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON: the scorer, kind, categories (rows and columns of each confusion matrix), the interval
+        (``"bootstrap 95%"``) and the overall and group statistics."""
+        return {"scorer": self.scorer, "kind": self.kind, "categories": self.categories,
+                "interval": f"bootstrap {self.confidence:.0%}", "n_bootstrap": self.n_bootstrap,
+                "overall": self.overall.to_dict(), "groups": [g.to_dict() for g in self.groups.values()]}
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={e.format(3)}" for k, e in self.overall.estimates.items() if k in
+                          ("pearson", "spearman", "kappa"))
+        return (f"Agreement({self.scorer!r}, {self.kind}, n={self.overall.n}, {shown}"
+                f"{f', {len(self.groups)} groups' if self.groups else ''})")
+
+
+def _weights(clusters: np.ndarray, n_bootstrap: int, rng: np.random.Generator) -> np.ndarray:
+    """``(1 + n_bootstrap) x n``: the sample itself, then resamples of whole clusters."""
+    k = int(clusters.max()) + 1
+    draws = rng.integers(0, k, size=(n_bootstrap, k))
+    counts = np.zeros((n_bootstrap, k))
+    np.add.at(counts, (np.arange(n_bootstrap)[:, None], draws), 1.0)
+    return np.vstack([np.ones(clusters.size), counts[:, clusters]])
+
+
+def _interval(values: np.ndarray, confidence: float) -> Estimate:
+    point = float(values[0])
+    if np.isnan(point):
+        return Estimate(None, None, None)
+    rest = values[1:][~np.isnan(values[1:])]
+    if rest.size == 0:
+        return Estimate(point, None, None)
+    alpha = (1.0 - confidence) / 2.0
+    low, high = np.quantile(rest, [alpha, 1.0 - alpha])
+    return Estimate(point, float(low), float(high))
+
+
+def _statistics(x: np.ndarray, y: np.ndarray, clusters: np.ndarray, categorical: tuple | None,
+                n_bootstrap: int, confidence: float, rng: np.random.Generator, group: Hashable) -> AgreementStats:
+    _, local = np.unique(clusters, return_inverse=True)
+    w = _weights(local.reshape(-1), n_bootstrap, rng)
+    out = {
+        "pearson": _weighted_pearson(x, y, w),
+        "spearman": _weighted_pearson(_ranks(x, w), _ranks(y, w), w),
+        "kendall_tau_b": _weighted_kendall(x, y, w),
+    }
+    confusion = None
+    if categorical is not None:
+        xc, yc, k = categorical
+        conf = _confusion(xc, yc, k, w)
+        total = conf.sum(axis=(1, 2))
+        out["accuracy"] = np.trace(conf, axis1=1, axis2=2) / total
+        out["kappa"] = _kappa(conf, "none")
+        out["kappa_quadratic"] = _kappa(conf, "quadratic")
+        confusion = conf[0].astype(np.int64).tolist()
+    return AgreementStats(group, int(x.size), {k: _interval(v, confidence) for k, v in out.items()}, confusion)
+
+
+def measure_agreement(
+    scores: Sequence[float],
+    labels: Sequence[float],
+    *,
+    kind: str = "pointwise",
+    groups: Sequence[Hashable] | None = None,
+    clusters: Sequence[Hashable] | None = None,
+    scale: Sequence[float] | None = None,
+    tie_margin: float = 0.0,
+    scorer: str = "scorer",
+    n_bootstrap: int = 1000,
+    confidence: float = 0.95,
+    seed: int | None = 0,
+) -> Agreement:
+    """Agreement of ``scores`` with human ``labels`` (see the module docstring).
+
+    Parameters
+    ----------
+    scores : sequence of float
+        One score per labelled item: the scorer's value (pointwise) or its difference answer 2 - answer 1
+        (pairwise).
+    labels : sequence of float
+        The human labels: a grade (pointwise) or a preference on -2..2 (pairwise; negative: answer 1 better).
+    kind : {"pointwise", "pairwise"}
+        The kind of the labels.
+    groups : sequence, optional
+        A group per item (a domain, a query type): each group gets its own statistics too.
+    clusters : sequence, optional
+        A cluster per item; the bootstrap resamples whole clusters (e.g. an item labelled by two people).
+    scale : sequence of float, optional
+        The pointwise labels' scale (default: the values the labels take); labels off it are an error.
+    tie_margin : float
+        Pairwise: a score difference within ``+- tie_margin`` is a tie.
+    scorer : str
+        The scorer's name, carried into the result.
+    n_bootstrap, confidence, seed
+        The percentile bootstrap's resamples, coverage and seed.
+
+    Returns
+    -------
+    Agreement
+
+    Raises
+    ------
+    ValueError
+        Lengths that differ, fewer than 2 items, a NaN or infinite value, a pairwise label outside -2..2, a
+        pointwise label off ``scale``, or an unknown kind.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"kind must be 'pointwise' or 'pairwise', got {kind!r}")
+    confidence = check_confidence(confidence)
+    n_bootstrap = check_count(n_bootstrap, "n_bootstrap", minimum=0)
+    seed = check_seed(seed)
+    x, y = check_pair(scores, labels)
+    for name, given in (("groups", groups), ("clusters", clusters)):
+        if given is not None and len(given) != x.size:
+            raise ValueError(f"{len(given)} {name} for {x.size} items; give one per item")
+    if not (isinstance(tie_margin, (int, float)) and not isinstance(tie_margin, bool) and tie_margin >= 0):
+        raise ValueError(f"tie_margin must be a number >= 0, got {tie_margin!r}")
+    categories: np.ndarray | None
+    if kind == "pairwise":
+        bad = np.flatnonzero((y < -2) | (y > 2))
+        if bad.size:
+            raise ValueError(f"labels[{bad[0]}] is {float(y[bad[0]])!r}; a pairwise preference lies in -2..2")
+        categories = np.array([-1.0, 0.0, 1.0])
+        xs = np.where(np.abs(x) <= tie_margin, 0.0, np.sign(x))
+        xc, yc = codes(xs, categories, "scores"), codes(np.sign(y), categories, "labels")
+    else:
+        categories = categories_of(y, y, scale)
+        yc = codes(y, categories, "labels")
+        on_scale = np.isin(x, categories).all()
+        xc = codes(x, categories, "scores") if on_scale else None
+        if not on_scale:
+            categories = None
+    categorical = (xc, yc, categories.size) if categories is not None else None
+    cluster_ids = np.unique(np.asarray(list(clusters) if clusters is not None else range(x.size), dtype=object),
+                            return_inverse=True)[1].reshape(-1)
+    rng = np.random.default_rng(seed)
+    overall = _statistics(x, y, cluster_ids, categorical, n_bootstrap, confidence, rng, OVERALL)
+    by_group: dict[Hashable, AgreementStats] = {}
+    if groups is not None:
+        group_list = list(groups)
+        for g in dict.fromkeys(group_list):
+            rows = np.array([i for i, v in enumerate(group_list) if v == g])
+            if rows.size < 2:
+                by_group[g] = AgreementStats(g, int(rows.size), {})
+                continue
+            sub = None if categorical is None else (categorical[0][rows], categorical[1][rows], categorical[2])
+            by_group[g] = _statistics(x[rows], y[rows], cluster_ids[rows], sub, n_bootstrap, confidence, rng, g)
+    cats = None if categories is None else [float(c) for c in categories]
+    return Agreement(scorer, kind, overall, by_group, cats, confidence, n_bootstrap)

@@ -1,0 +1,48 @@
+"""``--ci`` and ``--human-labels``: the interval every printed mean carries, and the method that made it."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..intervals import INTERVAL_METHODS
+from ._errors import CLIError, one_line
+
+
+def add_interval_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--ci METHOD``, ``--human-labels FILE`` and ``--confidence``."""
+    parser.add_argument("--ci", choices=INTERVAL_METHODS, metavar="METHOD",
+                        help="give every mean its interval: t (Student's t), normal or bootstrap; the output names "
+                             "the method (JSON: intervals)")
+    parser.add_argument("--human-labels", metavar="FILE",
+                        help="JSONL of human labels for some queries ({query_id, <metric>: value}): a labelled "
+                             "metric's mean is corrected with them (PPI++) and its interval says so")
+    parser.add_argument("--confidence", type=float, default=0.95, metavar="C",
+                        help="coverage of the intervals (default 0.95)")
+
+
+def intervals_from_args(report: Any, args: argparse.Namespace, run: str | None = None) -> dict[str, Any] | None:
+    """The intervals ``--ci`` and ``--human-labels`` ask for (``None`` when neither is given)."""
+    if not args.ci and not args.human_labels:
+        return None
+    from ..human_labels import read_human_labels
+    from ..intervals import report_intervals
+    from ..ppi import corrected_means
+
+    if not 0.0 < args.confidence < 1.0:
+        raise CLIError(f"--confidence must be between 0 and 1 (e.g. 0.95), got {args.confidence}")
+    try:
+        human = None
+        if args.human_labels:
+            labels = read_human_labels(args.human_labels)
+            human = {**labels.get(None, {}), **(labels.get(run, {}) if run is not None else {})}
+            if not human:
+                raise ValueError(f"{args.human_labels}: no label without a run or for run {run!r}")
+        out = report_intervals(report, method=args.ci or "t", confidence=args.confidence)
+        if human:
+            out.update(corrected_means(report, human, confidence=args.confidence))
+    except ValueError as exc:
+        raise CLIError(one_line(str(exc))) from None
+    if not args.ci:  # only the corrected metrics
+        out = {k: v for k, v in out.items() if v.method.startswith("ppi")}
+    return out

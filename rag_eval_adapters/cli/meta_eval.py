@@ -1,0 +1,151 @@
+"""``rag-eval meta-eval``: how far answer scorers agree with human labels, beside baselines and the ceiling."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, TextIO
+
+from ._errors import CLIError, one_line
+from ._io import check_confidence, check_count, check_inputs, check_outputs, output_format
+from ._models import add_embedder_options, embedder_from_args
+from ._output import emit
+
+BUILTINS = ("ragchecker",)
+DEFAULT_METRICS = ("token_f1",)
+
+
+def add_parser(sub: Any) -> None:
+    """Register the command on the ``rag-eval`` subparsers."""
+    p = sub.add_parser(
+        "meta-eval", help="measure how far answer scorers agree with human labels",
+        description="Score both answers of every human-judged pair with each scorer and set the difference "
+                    "(answer 2 - answer 1) against the people's preferences: Pearson, Spearman, Kendall tau-b, "
+                    "accuracy and kappa on the preference's sign, each with a bootstrap interval over questions, "
+                    "overall and by domain; beside the baselines (answer length, overlap with the reference) "
+                    "and the annotator-vs-annotator ceiling.",
+    )
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--builtin", choices=BUILTINS,
+                        help="a labelled set shipped with the package: ragchecker (RAGChecker's 560 human "
+                             "labels on 280 answer pairs, Apache-2.0)")
+    source.add_argument("--data", metavar="FILE",
+                        help="pairwise judgements in RAGChecker's layout (a JSON list of rows with instance_id, "
+                             "dataset, query, gt_answer, model1, model2 and <label>_label on -2..2)")
+    source.add_argument("--scores", metavar="FILE",
+                        help="any scorer's values already computed, JSONL {query_id, <scorer>: value, ...} "
+                             "(a judge, an answer or retrieval metric), against --labels")
+    p.add_argument("--labels", metavar="FILE",
+                   help="with --scores: human labels, JSONL {query_id, <label>: value, ...}; text fields (e.g. "
+                        "domain) can group the results with --group-by")
+    p.add_argument("--kind", choices=("pointwise", "pairwise"), default="pointwise",
+                   help="with --scores: pointwise grades (default) or pairwise preferences on -2..2 (the scores "
+                        "are then each scorer's difference, answer 2 - answer 1)")
+    p.add_argument("--group-by", metavar="FIELD", help="with --scores: also the statistics per value of FIELD")
+    p.add_argument("-m", "--metric", action="append", metavar="METRIC",
+                   help="an answer metric to measure: exact_match, token_f1, rouge_l, semantic_similarity "
+                        "(offline E5) or any name of `rag-eval answers` (repeatable or comma-separated; "
+                        "default token_f1)")
+    # An LLM judge (issue 22's judges package) joins here as one more scorer: --judge NAME, scored on the same
+    # answers and references and measured by the same meta_evaluate call as the metrics below.
+    p.add_argument("--label", action="append", metavar="LABEL",
+                   help="the human labels to test against (repeatable; default all: correctness, completeness, "
+                        "overall)")
+    p.add_argument("--statistic", action="append", metavar="NAME",
+                   help="statistics the table shows: pearson, spearman, kendall_tau_b, accuracy, kappa, "
+                        "kappa_quadratic (repeatable; default pearson and spearman; JSON and CSV hold all)")
+    p.add_argument("--no-baselines", action="store_true", help="leave out answer length and reference overlap")
+    add_embedder_options(p, what="semantic_similarity")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                   help="bootstrap resamples of questions for each interval (default 1000)")
+    p.add_argument("--confidence", type=float, default=0.95, metavar="C", help="interval coverage (default 0.95)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    p.add_argument("--format", choices=("table", "markdown", "csv", "json"),
+                   help="output format (default: by the --output extension, else table)")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the result to FILE instead of stdout")
+    p.set_defaults(func=cmd_meta_eval)
+
+
+def _scorers(args: argparse.Namespace) -> dict[str, Any]:
+    from ..agreement import AnswerScorer
+    from ..answers import parse_answer_metrics
+    names = [n.strip() for item in (args.metric or DEFAULT_METRICS) for n in item.split(",") if n.strip()]
+    try:
+        metrics = parse_answer_metrics(names)
+    except (TypeError, ValueError) as exc:
+        raise CLIError(one_line(str(exc))) from None
+    embedder = embedder_from_args(args.embedder, args.base_url) if any(m.needs_embedder for m in metrics) else None
+    return {m.key: AnswerScorer(m, embedder) for m in metrics}
+
+
+def cmd_meta_eval(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from ..agreement import STATISTICS, load_ragchecker, meta_evaluate
+    from ..agreement.render import render_meta_evaluation
+
+    check_count(args.bootstrap, "--bootstrap", maximum=1_000_000)
+    check_confidence(args.confidence)
+    check_count(args.seed, "--seed", minimum=0)
+    statistics = [s.strip() for item in (args.statistic or ("pearson", "spearman")) for s in item.split(",")
+                  if s.strip()]
+    unknown = [s for s in statistics if s not in STATISTICS]
+    if unknown or not statistics:
+        raise CLIError(f"--statistic {unknown[0] if unknown else ''}: choose from {', '.join(STATISTICS)}")
+    if args.scores and not args.labels:
+        raise CLIError("--scores needs --labels FILE (the human labels to measure the scores against)")
+    if not args.scores and (args.labels or args.group_by):
+        raise CLIError("--labels and --group-by go with --scores FILE")
+    inputs = [(args.data, "judgements")] if args.data else []
+    inputs += [(args.scores, "scores"), (args.labels, "labels")] if args.scores else []
+    check_inputs(inputs)
+    check_outputs([p for p, _ in inputs], output=args.output)
+    fmt = output_format(args.format, args.output)
+    if fmt not in ("table", "markdown", "csv", "json"):
+        raise CLIError(f"--output: meta-eval writes table, markdown, csv or json, not {fmt}")
+    if args.scores:
+        result = _scored(args)
+        emit(render_meta_evaluation(result, fmt, statistics), args.output, stdout, stderr)
+        return 0
+    scorers = _scorers(args)
+    try:
+        judgements = load_ragchecker(args.data) if args.data else load_ragchecker()
+        labels = [s.strip() for item in args.label for s in item.split(",") if s.strip()] if args.label else None
+        result = meta_evaluate(judgements, scorers, labels=labels, baselines=not args.no_baselines,
+                               n_bootstrap=args.bootstrap, confidence=args.confidence, seed=args.seed,
+                               source=args.builtin or args.data)
+    except (TypeError, ValueError, SyntaxError) as exc:
+        raise CLIError(one_line(str(exc))) from None
+    except OSError as exc:
+        raise CLIError(f"cannot read {exc.filename}: {exc.strerror or exc}") from None
+    emit(render_meta_evaluation(result, fmt, statistics), args.output, stdout, stderr)
+    return 0
+
+
+def _read_rows(path: str, what: str) -> tuple[dict, dict]:
+    """``({query_id: {field: number}}, {query_id: {field: text}})`` of a JSONL file (one line a query)."""
+    from ..answers.records import read_jsonl_records
+
+    numbers: dict = {}
+    texts: dict = {}
+    for qid, obj in read_jsonl_records(path, f"{what}s").items():
+        numbers[qid] = {k: float(v) for k, v in obj.items() if k != "query_id" and isinstance(v, (int, float))
+                        and not isinstance(v, bool)}
+        texts[qid] = {k: v for k, v in obj.items() if isinstance(v, str) and k != "query_id"}
+        if not numbers[qid]:
+            raise ValueError(f"{path}: query {qid!r} has no numeric {what}")
+    return numbers, texts
+
+
+def _scored(args: argparse.Namespace) -> Any:
+    from ..agreement import meta_evaluate_scores
+
+    try:
+        scores, _ = _read_rows(args.scores, "score")
+        labels, texts = _read_rows(args.labels, "label")
+        groups = None
+        if args.group_by:
+            groups = {q: t.get(args.group_by) for q, t in texts.items()}
+            if all(g is None for g in groups.values()):
+                raise ValueError(f"--group-by {args.group_by}: no line of {args.labels} has that text field")
+        return meta_evaluate_scores(scores, labels, kind=args.kind, groups=groups, n_bootstrap=args.bootstrap,
+                                    confidence=args.confidence, seed=args.seed, source=args.labels)
+    except ValueError as exc:
+        raise CLIError(one_line(str(exc))) from None
