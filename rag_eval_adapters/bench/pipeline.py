@@ -25,7 +25,7 @@ from .inputs import Document, check_output_location, check_spans, load_documents
 from .judging import judge_unlabelled, judged_share
 from .relevance import build_qrels
 from .rerank_step import rerank_hits, resolve_reranker
-from .retrievers import resolve_retriever
+from .retrievers import resolve_retriever, share_parts
 from .scoring import ConfigResult, score_config
 from .workload import embed_shared, plan_line
 
@@ -266,7 +266,7 @@ def run_bench(
     vectors = None
     if embedder is not None or e2e or needs_embedder(retrievers, rerank_specs):
         vectors = CachedEmbedder(default_embedder() if embedder is None else resolve_embedder(embedder), cache_dir)
-    retriever_objs = [resolve_retriever(r, vectors, settings.candidates) for r in retrievers]
+    retriever_objs = share_parts([resolve_retriever(r, vectors, settings.candidates) for r in retrievers])
     scorers = [(resolve_reranker(r, vectors), r if isinstance(r, str) else getattr(r, "name", "rerank"))
                for r in rerank_specs]
     _unique([r.name for r in retriever_objs], "retriever")

@@ -18,7 +18,8 @@ from .chunking import Chunk
 from .components import RETRIEVERS
 from .fusion import reciprocal_rank_fusion
 
-__all__ = ["Retriever", "BM25Retriever", "DenseRetriever", "HybridRetriever", "trec_order", "resolve_retriever"]
+__all__ = ["Retriever", "BM25Retriever", "DenseRetriever", "HybridRetriever", "trec_order", "resolve_retriever",
+           "share_parts"]
 
 Hits = list[tuple[str, float]]
 
@@ -68,17 +69,24 @@ class _BM25Index:
 
 
 class BM25Retriever:
-    """Okapi BM25 (``bm25s``, Lucene variant, English stop words removed); only chunks scoring above 0."""
+    """Okapi BM25 (``bm25s``, Lucene variant, English stop words removed); only chunks scoring above 0.
+
+    The index of a list of chunks is built once: ``index`` given the same chunk ids and texts again (the
+    hybrid retriever's BM25 part over the chunking ``bm25`` has indexed) returns the index it built."""
 
     def __init__(self, k1: float = 1.5, b: float = 0.75) -> None:
         self.k1, self.b = k1, b
         self.name = "bm25"
+        self._built: dict[tuple, _BM25Index] = {}
 
     def __repr__(self) -> str:
         return f"BM25Retriever(k1={self.k1}, b={self.b})"
 
     def index(self, chunks: Sequence[Chunk]) -> _BM25Index:
-        return _BM25Index(chunks, self.k1, self.b)
+        key = tuple((c.chunk_id, c.text) for c in chunks)
+        if key not in self._built:
+            self._built[key] = _BM25Index(chunks, self.k1, self.b)
+        return self._built[key]
 
 
 class _DenseIndex:
@@ -136,6 +144,29 @@ class HybridRetriever:
 
     def index(self, chunks: Sequence[Chunk]) -> _HybridIndex:
         return _HybridIndex([r.index(chunks) for r in self.retrievers], self.depth, self.rrf_k)
+
+
+def share_parts(retrievers: Sequence[Any]) -> list[Any]:
+    """``retrievers`` with each hybrid's BM25 and dense parts replaced by the run's own ``bm25`` / dense
+    retriever of the same settings (same ``k1`` and ``b``; same embedder and name), so an index is built once
+    a chunking whichever configuration asks for it. The retrievers are changed in place and returned."""
+    for hybrid in retrievers:
+        if not isinstance(hybrid, HybridRetriever):
+            continue
+        for i, part in enumerate(hybrid.retrievers):
+            for other in retrievers:
+                if other is not part and _same(part, other):
+                    hybrid.retrievers[i] = other
+                    break
+    return list(retrievers)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, BM25Retriever) and isinstance(b, BM25Retriever):
+        return (a.k1, a.b) == (b.k1, b.b)
+    if isinstance(a, DenseRetriever) and isinstance(b, DenseRetriever):
+        return a.embedder is b.embedder and a.name == b.name
+    return False
 
 
 RETRIEVER_NAMES = tuple(RETRIEVERS)  # the old name of the table's keys
