@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -13,20 +12,20 @@ __all__ = ["Agreement", "cohen_kappa", "agreement"]
 def cohen_kappa(first: Sequence[Hashable], second: Sequence[Hashable]) -> float | None:
     """Cohen's kappa of two raters' labels of the same items: (observed - chance agreement) / (1 - chance).
 
-    None when it is undefined: no items, or both raters gave every item one and the same label (chance
-    agreement 1). Never NaN.
+    Labels may be any hashable values; the formula is :func:`rag_eval_adapters.agreement.cohen_kappa`'s, on the
+    labels numbered in order of first appearance. None when it is undefined: fewer than two items, or both raters
+    gave every item one and the same label (chance agreement 1). Never NaN.
     """
+    from ..agreement.stats import cohen_kappa as kappa
+
     if len(first) != len(second):
         raise ValueError(f"both raters must label the same items: {len(first)} and {len(second)} labels")
-    n = len(first)
-    if n == 0:
+    if len(first) < 2:  # no items, or one: chance agreement is 1
         return None
-    observed = sum(a == b for a, b in zip(first, second, strict=True)) / n
-    left, right = Counter(first), Counter(second)
-    chance = sum(left[label] * right[label] for label in left) / (n * n)
-    if chance >= 1.0:
-        return None
-    return (observed - chance) / (1.0 - chance)
+    number: dict[Hashable, int] = {}
+    for label in (*first, *second):
+        number.setdefault(label, len(number))
+    return kappa([number[a] for a in first], [number[b] for b in second])
 
 
 @dataclass(frozen=True)
