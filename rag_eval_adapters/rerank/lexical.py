@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from .base import validate_query_texts
 
@@ -24,6 +25,14 @@ def _stem(token: str) -> str:
     if len(token) > 3 and token.endswith("s") and not token.endswith("ss"):
         return token[:-1]
     return token
+
+
+@lru_cache(maxsize=65_536)
+def _text_terms(text: str, keep_stopwords: bool) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+    """The folded terms of ``text`` and its adjacent term pairs (stopwords dropped unless kept)."""
+    tokens = [_stem(t) for t in _TOKEN.findall(text.casefold())]
+    terms = tokens if keep_stopwords else [t for t in tokens if t not in STOPWORDS]
+    return frozenset(terms), frozenset(zip(terms, terms[1:], strict=False))
 
 
 class LexicalScorer:
@@ -54,17 +63,12 @@ class LexicalScorer:
         return f"LexicalScorer(bigram_weight={self.bigram_weight:g})"
 
     def _pair_score(self, q_terms: list[str], q_bigrams: set[tuple[str, str]], text: str, stop_query: bool) -> float:
-        tokens = [_stem(t) for t in _TOKEN.findall(text.casefold())]
-        t_terms = tokens if stop_query else [t for t in tokens if t not in STOPWORDS]
         q_set = set(q_terms)
         if not q_set:
             return 0.0
-        unigram = len(q_set & set(t_terms)) / len(q_set)
-        if q_bigrams:
-            t_bigrams = set(zip(t_terms, t_terms[1:], strict=False))
-            bigram = len(q_bigrams & t_bigrams) / len(q_bigrams)
-        else:
-            bigram = unigram
+        t_terms, t_bigrams = _text_terms(text, stop_query)
+        unigram = len(q_set & t_terms) / len(q_set)
+        bigram = len(q_bigrams & t_bigrams) / len(q_bigrams) if q_bigrams else unigram
         score = (1.0 - self.bigram_weight) * unigram + self.bigram_weight * bigram
         return min(1.0, max(0.0, score))
 
