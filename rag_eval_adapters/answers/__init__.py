@@ -15,6 +15,7 @@ Unicode punctuation, case folding and CJK characters make them right for other l
 
 from __future__ import annotations
 
+from .bound import BoundAnswerMetric
 from .cache import CachedEmbedder
 from .embedders import CallableEmbedder, E5Embedder, Embedder
 from .evaluation import evaluate_answers
@@ -60,4 +61,5 @@ __all__ = [
     "parse_answer_metric",
     "parse_answer_metrics",
     "answer_metric_names",
+    "BoundAnswerMetric",
 ]
