@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import doctest
 import threading
 
 import pytest
 
-from rag_eval_adapters.answers import BoundAnswerMetric, CallableEmbedder, TokenF1, semantic_similarity, token_f1
+from rag_eval_adapters.answers import (
+    BoundAnswerMetric,
+    CallableEmbedder,
+    TokenF1,
+    bound,
+    lexical,
+    semantic_similarity,
+    token_f1,
+)
 
 
 def _counting_embedder(calls: list[tuple[str, str]]) -> CallableEmbedder:
@@ -50,3 +59,9 @@ def test_embedding_is_cached_by_content_and_async_scoring_embeds_off_the_event_l
     assert asyncio.run(score()) == pytest.approx(semantic_similarity("a cherry", ["an apple"], _counting_embedder([])))
     assert [text for text, _ in calls] == ["a cherry"]
     assert all(thread != loop_thread[0] for _, thread in calls)
+
+
+def test_the_examples_of_the_lexical_metrics_and_of_the_bound_metric_run():
+    for module in (lexical, bound):
+        result = doctest.testmod(module)
+        assert result.failed == 0 and result.attempted >= 1, module.__name__

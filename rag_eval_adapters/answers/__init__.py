@@ -1,14 +1,7 @@
 """Answer metrics: exact match, token F1, ROUGE-L and semantic similarity, right in every language.
 
->>> from rag_eval_adapters.answers import exact_match, token_f1, rouge_l
->>> exact_match("The Eiffel Tower", ["Eiffel Tower", "Tour Eiffel"])
-1.0
->>> token_f1("Москва, столица России", "столица России — Москва").f1
-1.0
->>> round(rouge_l("北京是中国的首都", "中国的首都是北京").f1, 4)
-0.625
-
-On English text exact match and F1 equal the SQuAD v1.1 evaluation script and ROUGE-L equals ``rouge-score``;
+``from rag_eval_adapters.answers import exact_match, token_f1, rouge_l``: examples in several languages are in
+:mod:`rag_eval_adapters.answers.lexical`, where the functions are defined. On English text exact match and F1 equal the SQuAD v1.1 evaluation script and ROUGE-L equals ``rouge-score``;
 Unicode punctuation, case folding and CJK characters make them right for other languages too (see
 ``docs/answers.md``). The framework-free core; the LlamaIndex and LangChain adapters live in those packages.
 """
