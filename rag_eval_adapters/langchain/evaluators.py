@@ -97,10 +97,10 @@ class _RetrievalEvaluator(RunEvaluator):
         return self._keys()
 
     def _options(self) -> str:
-        defaults = {"reference_key": "expected_ids", "documents_key": None, "id_key": None, "id_fn": None,
-                    "relevance_level": 1, "text_key": "expected_texts", "matcher": None}
-        return "".join(f", {name}={getattr(self, name)!r}" for name, default in defaults.items()
-                       if getattr(self, name) != default)
+        """The options that differ from their defaults (those of :meth:`__init__`), as ``repr`` shows them."""
+        defaults = inspect.signature(_RetrievalEvaluator.__init__).parameters
+        return "".join(f", {name}={getattr(self, name)!r}" for name in EvaluatorOptions.__annotations__
+                       if getattr(self, name) != defaults[name].default)
 
     def _results(self, source: Any, reference_source: Any, query_id: Any) -> list[EvaluationResult]:
         expected_texts = find_expected_texts(reference_source, self.reference_key, self.text_key, query_id=query_id)
