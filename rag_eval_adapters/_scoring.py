@@ -10,31 +10,24 @@ the per-query errors of the :class:`~rag_eval_adapters.evaluation.Report` (:func
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 
 from ._kernel import Judged
 from ._ranking import group_sort, position_in_group, sort_desc_in_groups
 from .measures import Metric, MetricLike, parse_metrics
+from .validation import MISSING, check_missing  # the value vocabulary's; kept importable here
 
 __all__ = ["Missing", "MISSING", "check_metrics", "check_missing", "apply_missing", "assemble", "finish"]
 
 Missing = Literal["zero", "skip", "error"]
-MISSING: tuple[str, ...] = ("zero", "skip", "error")
 
 
 def check_metrics(metrics: MetricLike | Iterable[MetricLike] | None) -> list[Metric]:
     """The metrics asked for, parsed; ``None`` or an empty list is an error naming the argument
     (:func:`~rag_eval_adapters.measures.parse_metrics`)."""
     return parse_metrics(metrics)
-
-
-def check_missing(missing: Any) -> str:
-    """The ``missing`` option, checked."""
-    if not isinstance(missing, str) or missing not in MISSING:
-        raise ValueError(f"missing must be 'zero', 'skip' or 'error', got {missing!r}")
-    return missing
 
 
 def apply_missing(absent: Sequence[Hashable], n_queries: int, missing: str) -> None:

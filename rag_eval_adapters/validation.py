@@ -52,6 +52,8 @@ __all__ = [
     "check_k",
     "check_level",
     "check_gain",
+    "check_missing",
+    "MISSING",
     "check_grade",
     "check_score",
     "check_flag",
@@ -130,6 +132,18 @@ def check_gain(gain: Any, field: str = "gain") -> str:
             f"{field} must be 'linear' (g = rel) or 'exponential' (g = 2**rel - 1), got {gain!r}"
         )
     return gain
+
+
+MISSING: tuple[str, ...] = ("zero", "skip", "error")
+"""The policies for a query of qrels absent from the run: score it 0, leave it out, or refuse the run."""
+
+
+def check_missing(missing: Any, field: str = "missing") -> str:
+    """The policy for queries of qrels absent from the run (``"zero"``, ``"skip"`` or ``"error"``), checked: the
+    one rule and message of ``evaluate``, ``evaluate_columns`` and the distributed entry points."""
+    if not isinstance(missing, str) or missing not in MISSING:
+        raise ValueError(f"{field} must be 'zero', 'skip' or 'error', got {missing!r}")
+    return missing
 
 
 def _grade_of(value: Any, label: str) -> float:

@@ -1,20 +1,14 @@
 """Answer metrics: exact match, token F1, ROUGE-L and semantic similarity, right in every language.
 
->>> from rag_eval_adapters.answers import exact_match, token_f1, rouge_l
->>> exact_match("The Eiffel Tower", ["Eiffel Tower", "Tour Eiffel"])
-1.0
->>> token_f1("Москва, столица России", "столица России — Москва").f1
-1.0
->>> round(rouge_l("北京是中国的首都", "中国的首都是北京").f1, 4)
-0.625
-
-On English text exact match and F1 equal the SQuAD v1.1 evaluation script and ROUGE-L equals ``rouge-score``;
+``from rag_eval_adapters.answers import exact_match, token_f1, rouge_l``: examples in several languages are in
+:mod:`rag_eval_adapters.answers.lexical`, where the functions are defined. On English text exact match and F1 equal the SQuAD v1.1 evaluation script and ROUGE-L equals ``rouge-score``;
 Unicode punctuation, case folding and CJK characters make them right for other languages too (see
 ``docs/answers.md``). The framework-free core; the LlamaIndex and LangChain adapters live in those packages.
 """
 
 from __future__ import annotations
 
+from .bound import BoundAnswerMetric
 from .cache import CachedEmbedder
 from .embedders import CallableEmbedder, E5Embedder, Embedder
 from .evaluation import evaluate_answers
@@ -60,4 +54,5 @@ __all__ = [
     "parse_answer_metric",
     "parse_answer_metrics",
     "answer_metric_names",
+    "BoundAnswerMetric",
 ]

@@ -7,8 +7,12 @@ highest F1 (its precision and recall come with it; ties go to the first such ref
 1.0
 >>> token_f1("in Paris, France", "Paris").f1
 0.5
+>>> token_f1("Москва, столица России", "столица России — Москва").f1
+1.0
 >>> round(rouge_l("the cat sat on the mat", "the cat lay on the mat").f1, 4)
 0.8333
+>>> round(rouge_l("北京是中国的首都", "中国的首都是北京").f1, 4)
+0.625
 """
 
 from __future__ import annotations

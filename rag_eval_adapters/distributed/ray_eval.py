@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..measures import MetricLike, parse_metrics
-from ..validation import check_count, check_level
+from ..validation import check_count, check_level, check_missing
 from .hashing import shard_of
 from .shards import combine, score_shard
 from .sources import ParquetBlock, as_arrow, group_pieces, is_path_source, parquet_pieces, resolve_path, wanted_columns
@@ -158,8 +158,7 @@ def evaluate_ray(
 # --------------------------------------------------------------------------- driver helpers
 def _check_arguments(relevance_level, missing, shards) -> float:
     level = check_level(relevance_level)  # the package's one rule and message
-    if missing not in ("zero", "skip", "error"):
-        raise ValueError(f"missing must be 'zero', 'skip' or 'error', got {missing!r}")
+    check_missing(missing)
     if shards is not None:
         check_count(shards, "shards")
     return level

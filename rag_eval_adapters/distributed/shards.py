@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import evaluate_columns, parse_metrics
 from ..measures import MetricLike
+from ..validation import check_missing
 from .sources import column_names
 
 __all__ = ["score_shard", "combine", "Combined", "STATUS_COLUMNS"]
@@ -58,8 +59,7 @@ def score_shard(
     import pyarrow as pa
 
     measures = parse_metrics(metrics)
-    if missing not in ("zero", "skip", "error"):
-        raise ValueError(f"missing must be 'zero', 'skip' or 'error', got {missing!r}")
+    check_missing(missing)
     qq, rq = _query_ids(qrels_table, "qrels"), _query_ids(run_table, "run")
     q_unique, r_unique = _unique(qq), _unique(rq)
     in_run = _isin(q_unique, r_unique)

@@ -14,7 +14,6 @@ match counts).
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -22,16 +21,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from langsmith.evaluation import EvaluationResult, RunEvaluator
 
-from ..answers import (
-    AnswerMetric,
-    CachedEmbedder,
-    Embedder,
-    ExactMatch,
-    RougeL,
-    SemanticSimilarity,
-    TokenF1,
-    parse_answer_metric,
-)
+from ..answers import AnswerMetric, BoundAnswerMetric, Embedder, ExactMatch, RougeL, SemanticSimilarity, TokenF1
 from .documents import FEEDBACK_CONFIG, _query_id
 
 __all__ = [
@@ -152,10 +142,8 @@ class AnswerMetricEvaluator(RunEvaluator):
         answer_key: str | None = None,
         reference_key: str | None = None,
     ) -> None:
-        self.metric = parse_answer_metric(metric)
-        if self.metric.needs_embedder and embedder is None:
-            raise ValueError(f"{self.metric.key} needs an embedder, e.g. embedder=E5Embedder()")
-        self.embedder = CachedEmbedder(embedder) if embedder is not None else None
+        self.bound = BoundAnswerMetric(metric, embedder, accepted="e.g. embedder=E5Embedder()")
+        self.metric, self.embedder = self.bound.metric, self.bound.embedder
         for name, value in (("key", key), ("answer_key", answer_key), ("reference_key", reference_key)):
             if value is not None and (not isinstance(value, str) or not value):
                 raise TypeError(f"{name} must be a non-empty string, got {value!r}")
@@ -168,12 +156,17 @@ class AnswerMetricEvaluator(RunEvaluator):
         """The feedback key this evaluator emits."""
         return [self.key]
 
-    def _score(self, outputs: Any, reference: Any, query_id: Any) -> EvaluationResult:
+    def _inputs(self, outputs: Any, reference: Any, query_id: Any) -> tuple[str, list[str]]:
         prediction = find_answer(outputs, self.answer_key, query_id=query_id)
-        references = find_reference_answers(reference, self.reference_key, query_id=query_id)
-        score = self.metric.score(prediction, references, self.embedder)
-        return EvaluationResult(key=self.key, score=float(score), feedback_config=dict(FEEDBACK_CONFIG),
+        return prediction, find_reference_answers(reference, self.reference_key, query_id=query_id)
+
+    def _result(self, score: float, references: list[str]) -> EvaluationResult:
+        return EvaluationResult(key=self.key, score=score, feedback_config=dict(FEEDBACK_CONFIG),
                                 comment=f"best of {len(references)} reference(s)" if len(references) > 1 else None)
+
+    def _score(self, outputs: Any, reference: Any, query_id: Any) -> EvaluationResult:
+        prediction, references = self._inputs(outputs, reference, query_id)
+        return self._result(self.bound.score(prediction, references), references)
 
     def evaluate_run(self, run: Any, example: Any = None, evaluator_run_id: uuid.UUID | None = None,
                      **kwargs: Any) -> EvaluationResult:
@@ -183,9 +176,8 @@ class AnswerMetricEvaluator(RunEvaluator):
     async def aevaluate_run(self, run: Any, example: Any = None, evaluator_run_id: uuid.UUID | None = None,
                             **kwargs: Any) -> EvaluationResult:
         """As :meth:`evaluate_run`; embedding calls run in a worker thread, lexical metrics inline."""
-        if self.metric.needs_embedder:
-            return await asyncio.to_thread(self._score, run, example, _query_id(run, example))
-        return self._score(run, example, _query_id(run, example))
+        prediction, references = self._inputs(run, example, _query_id(run, example))
+        return self._result(await self.bound.ascore(prediction, references), references)
 
     def __call__(self, *, inputs: Any = None, outputs: Any, reference_outputs: Any = None,
                  **kwargs: Any) -> dict[str, Any]:

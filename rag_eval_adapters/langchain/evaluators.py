@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import uuid
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
 
 from langsmith.evaluation import EvaluationResult, EvaluationResults, RunEvaluator
 
@@ -26,6 +26,21 @@ from .documents import (
     retrieved_texts,
 )
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing.Unpack from Python 3.11
+
+
+class EvaluatorOptions(TypedDict, total=False):
+    """The keyword options every retrieval evaluator takes (documented on :class:`RetrievalMetricEvaluator`)."""
+
+    reference_key: str
+    documents_key: str | None
+    id_key: str | None
+    id_fn: IdFn | None
+    relevance_level: float
+    text_key: str
+    matcher: TextMatcher | None
+
 
 def _bounded(metric: Metric) -> Metric:
     if not metric.bounded:
@@ -38,6 +53,8 @@ def _bounded(metric: Metric) -> Metric:
 
 class _RetrievalEvaluator(RunEvaluator):
     """Shared extraction of retrieved ids and reference; subclasses decide which metrics to score."""
+
+    _single: ClassVar[bool] = False  # one metric: one result (not EvaluationResults, not a list)
 
     def __init__(
         self,
@@ -80,10 +97,10 @@ class _RetrievalEvaluator(RunEvaluator):
         return self._keys()
 
     def _options(self) -> str:
-        defaults = {"reference_key": "expected_ids", "documents_key": None, "id_key": None, "id_fn": None,
-                    "relevance_level": 1, "text_key": "expected_texts", "matcher": None}
-        return "".join(f", {name}={getattr(self, name)!r}" for name, default in defaults.items()
-                       if getattr(self, name) != default)
+        """The options that differ from their defaults (those of :meth:`__init__`), as ``repr`` shows them."""
+        defaults = inspect.signature(_RetrievalEvaluator.__init__).parameters
+        return "".join(f", {name}={getattr(self, name)!r}" for name in EvaluatorOptions.__annotations__
+                       if getattr(self, name) != defaults[name].default)
 
     def _results(self, source: Any, reference_source: Any, query_id: Any) -> list[EvaluationResult]:
         expected_texts = find_expected_texts(reference_source, self.reference_key, self.text_key, query_id=query_id)
@@ -124,7 +141,7 @@ class _RetrievalEvaluator(RunEvaluator):
         return self._results(run, example, _query_id(run, example))
 
     def _package(self, results: list[EvaluationResult]) -> EvaluationResult | EvaluationResults:
-        raise NotImplementedError
+        return results[0] if self._single else EvaluationResults(results=results)
 
     def evaluate_run(
         self,
@@ -151,11 +168,25 @@ class _RetrievalEvaluator(RunEvaluator):
         """As :meth:`evaluate_run`, natively async (the work is CPU-only and quick: no thread pool)."""
         return self._package(self._run_results(run, example))
 
-    def _call(self, outputs: Any, reference_outputs: Any, query_id: Any) -> list[dict[str, Any]]:
-        return [
+    def __call__(
+        self,
+        *,
+        inputs: Any = None,
+        outputs: Any,
+        reference_outputs: Any = None,
+        **kwargs: Any,
+    ) -> dict[str, Any] | list[dict[str, Any]]:
+        """openevals-style call: ``{"key", "score", "comment"}`` for one query, or a list of them, one per metric,
+        from an evaluator of several metrics (:class:`RetrievalMetricsEvaluator`).
+
+        ``outputs`` is the target's outputs (or the list of documents), ``reference_outputs`` the example's
+        outputs (or the list of relevant ids); ``inputs`` and extra keywords are ignored.
+        """
+        results = [
             {"key": result.key, "score": result.score, "comment": result.comment}
-            for result in self._results(outputs, reference_outputs, query_id)
+            for result in self._results(outputs, reference_outputs, None)
         ]
+        return results[0] if self._single else results
 
 
 class RetrievalMetricEvaluator(_RetrievalEvaluator):
@@ -183,22 +214,17 @@ class RetrievalMetricEvaluator(_RetrievalEvaluator):
     (inside LangSmith ``evaluate()`` it becomes that example's error feedback under :attr:`feedback_keys`).
     """
 
+    _single = True
+
     def __init__(
         self,
         metric: str | Metric,
         *,
         k: int | None = None,
         key: str | None = None,
-        reference_key: str = "expected_ids",
-        documents_key: str | None = None,
-        id_key: str | None = None,
-        id_fn: IdFn | None = None,
-        relevance_level: float = 1,
-        text_key: str = "expected_texts",
-        matcher: TextMatcher | None = None,
+        **options: Unpack[EvaluatorOptions],
     ) -> None:
-        super().__init__(reference_key=reference_key, documents_key=documents_key, id_key=id_key, id_fn=id_fn,
-                         relevance_level=relevance_level, text_key=text_key, matcher=matcher)
+        super().__init__(**options)
         parsed = parse_metric(metric)
         if k is not None:
             if parsed.k is None:
@@ -220,24 +246,6 @@ class RetrievalMetricEvaluator(_RetrievalEvaluator):
     def _keys(self) -> list[str]:
         return [self.key]
 
-    def _package(self, results: list[EvaluationResult]) -> EvaluationResult:
-        return results[0]
-
-    def __call__(
-        self,
-        *,
-        inputs: Any = None,
-        outputs: Any,
-        reference_outputs: Any = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
-        """openevals-style call: ``{"key", "score", "comment"}`` for one query.
-
-        ``outputs`` is the target's outputs (or the list of documents), ``reference_outputs`` the example's
-        outputs (or the list of relevant ids); ``inputs`` and extra keywords are ignored.
-        """
-        return self._call(outputs, reference_outputs, None)[0]
-
     def __repr__(self) -> str:
         own = f", key={self.key!r}" if self.key != self.metric.label else ""
         return f"{type(self).__name__}({self.metric.label!r}{own}{self._options()})"
@@ -256,17 +264,9 @@ class RetrievalMetricsEvaluator(_RetrievalEvaluator):
     def __init__(
         self,
         metrics: str | Metric | Iterable[str | Metric],
-        *,
-        reference_key: str = "expected_ids",
-        documents_key: str | None = None,
-        id_key: str | None = None,
-        id_fn: IdFn | None = None,
-        relevance_level: float = 1,
-        text_key: str = "expected_texts",
-        matcher: TextMatcher | None = None,
+        **options: Unpack[EvaluatorOptions],
     ) -> None:
-        super().__init__(reference_key=reference_key, documents_key=documents_key, id_key=id_key, id_fn=id_fn,
-                         relevance_level=relevance_level, text_key=text_key, matcher=matcher)
+        super().__init__(**options)
         if metrics is None:
             raise TypeError("metrics is None: name at least one, e.g. ['hit_rate@3', 'mrr', 'ndcg@10']")
         specs = [metrics] if isinstance(metrics, (str, Metric)) else list(metrics)
@@ -282,20 +282,6 @@ class RetrievalMetricsEvaluator(_RetrievalEvaluator):
     @property
     def metrics(self) -> list[Metric]:
         return list(self._metrics)
-
-    def _package(self, results: list[EvaluationResult]) -> EvaluationResults:
-        return EvaluationResults(results=results)
-
-    def __call__(
-        self,
-        *,
-        inputs: Any = None,
-        outputs: Any,
-        reference_outputs: Any = None,
-        **kwargs: Any,
-    ) -> list[dict[str, Any]]:
-        """openevals-style call: a list of ``{"key", "score", "comment"}``, one per metric."""
-        return self._call(outputs, reference_outputs, None)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._keys()!r}{self._options()})"

@@ -17,7 +17,6 @@ and returns an ``EvaluationResult`` with ``score`` in [0, 1] and ``passing = sco
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,16 +24,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.evaluation.base import BaseEvaluator, EvaluationResult
 from llama_index.core.prompts.mixin import PromptDictType
 
-from ..answers import (
-    AnswerMetric,
-    CachedEmbedder,
-    Embedder,
-    ExactMatch,
-    RougeL,
-    SemanticSimilarity,
-    TokenF1,
-    parse_answer_metric,
-)
+from ..answers import AnswerMetric, BoundAnswerMetric, Embedder, ExactMatch, RougeL, SemanticSimilarity, TokenF1
 from ..validation import check_fraction
 from .embeddings import LlamaIndexEmbedder
 
@@ -68,30 +58,17 @@ class AnswerMetricEvaluator(BaseEvaluator):
         threshold: float = 0.5,
         embedder: Embedder | BaseEmbedding | None = None,
     ) -> None:
-        self.metric = parse_answer_metric(metric)
-        self.threshold = check_fraction(threshold, "threshold", inclusive=True)
         if isinstance(embedder, BaseEmbedding):
             embedder = LlamaIndexEmbedder(embedder)
-        if self.metric.needs_embedder and embedder is None:
-            raise ValueError(f"{self.metric.key} needs an embedder: an Embedder (e.g. E5Embedder()) or a BaseEmbedding")
-        self.embedder = CachedEmbedder(embedder) if embedder is not None else None
+        self.bound = BoundAnswerMetric(metric, embedder, accepted="an Embedder (e.g. E5Embedder()) or a BaseEmbedding")
+        self.metric, self.embedder = self.bound.metric, self.bound.embedder
+        self.threshold = check_fraction(threshold, "threshold", inclusive=True)
 
     def _get_prompts(self) -> PromptDictType:
         return {}
 
     def _update_prompts(self, prompts: PromptDictType) -> None:
         pass
-
-    def _result(self, query: str | None, response: str | None, contexts: Sequence[str] | None,
-                reference: Any) -> EvaluationResult:
-        if response is None or reference is None:
-            raise ValueError(f"{type(self).__name__} needs both response and reference "
-                             "(BatchEvalRunner: pass reference=[...] with one entry per query)")
-        score = float(self.metric.score(response, reference, self.embedder))
-        return EvaluationResult(
-            query=query, response=response, contexts=contexts, score=score, passing=score >= self.threshold,
-            feedback=f"{self.metric.key} = {score:.4f} (passing at >= {self.threshold:g})",
-        )
 
     async def aevaluate(
         self,
@@ -102,9 +79,14 @@ class AnswerMetricEvaluator(BaseEvaluator):
         **kwargs: Any,
     ) -> EvaluationResult:
         """Score ``response`` against ``reference`` (one string or several); ``query``/``contexts`` are echoed."""
-        if self.metric.needs_embedder:
-            return await asyncio.to_thread(self._result, query, response, contexts, reference)
-        return self._result(query, response, contexts, reference)
+        if response is None or reference is None:
+            raise ValueError(f"{type(self).__name__} needs both response and reference "
+                             "(BatchEvalRunner: pass reference=[...] with one entry per query)")
+        score = await self.bound.ascore(response, reference)
+        return EvaluationResult(
+            query=query, response=response, contexts=contexts, score=score, passing=score >= self.threshold,
+            feedback=f"{self.metric.key} = {score:.4f} (passing at >= {self.threshold:g})",
+        )
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.metric!r}, threshold={self.threshold:g})"

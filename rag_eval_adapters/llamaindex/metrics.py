@@ -52,13 +52,80 @@ def _callable_name(fn: Callable[..., Any]) -> str:
     return name if name and name != "lambda" else "custom"
 
 
-class _CoreMetric(BaseRetrievalMetric):
-    """Shared machinery: options, key, and the mapping of LlamaIndex's call onto the core metric."""
+class _KeyedMetric(BaseRetrievalMetric):
+    """A LlamaIndex retrieval metric whose results land under its own ``key``, called as LlamaIndex calls every
+    metric: :meth:`compute` checks the keywords and hands the query to the subclass's ``_score``, which says
+    how one query is scored; ``_keywords`` names the keyword options ``_score`` takes besides LlamaIndex's
+    arguments, and ``_repr_args`` what ``repr`` shows."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=True, extra="forbid")
 
     metric_name = _MetricName()
     _llama_name: ClassVar[str]
+    _keywords: ClassVar[tuple[str, ...]] = ()
+
+    def _repr_args(self) -> list[str]:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(self._repr_args())})"
+
+    __str__ = __repr__
+
+    def compute(
+        self,
+        query: str | None = None,
+        expected_ids: list[str] | None = None,
+        retrieved_ids: list[str] | None = None,
+        expected_texts: list[str] | None = None,
+        retrieved_texts: list[str] | None = None,
+        **kwargs: Any,
+    ) -> RetrievalMetricResult:
+        """Score one query (LlamaIndex's call, synchronous, as ``RetrieverEvaluator.aevaluate`` makes it).
+
+        Args:
+            query: the query. A reranker relevancy metric scores the retrieved texts against it; the others only
+                name it in error messages.
+            expected_ids: the relevant node ids (any order); not read by reranker relevancy.
+            retrieved_ids: the retrieved node ids, best first. ``[]`` scores 0.0; ``None`` is an error when ids
+                are matched. Not read by reranker relevancy.
+            expected_texts: the relevant texts, for text matching (see ``match``); not read by reranker relevancy.
+            retrieved_texts: the retrieved texts, best first, for text matching and reranker relevancy (``[]``
+                scores 0.0).
+            expected_relevance: keyword only, metrics of the core: ``{id: grade}`` for graded relevance (in
+                text matching, keys are expected texts). Ids of ``expected_ids`` without a grade get grade 1.
+            match: keyword only, metrics of the core: overrides the instance's ``match`` for this call.
+            agg: keyword only, reranker relevancy: ``max``, ``mean`` or ``median`` for this call (default: the
+                instance's ``agg``).
+
+        Returns:
+            ``RetrievalMetricResult(score, metadata={"key": ..., ...})``: with ``"match"`` (``"id"`` or
+            ``"text"``) for a metric of the core; with ``"agg"``, ``"scores"`` (per text, in input order),
+            ``"scorer"`` and ``"normalize"`` for reranker relevancy.
+
+        Raises:
+            ValueError: no expectation (no ids, grades or texts), no retrieved list, no query for reranker
+                relevancy, an invalid option.
+            TypeError: a keyword argument this metric does not take, or a value of the wrong type.
+            RerankError: a reranker failed for this query (after its retries).
+        """
+        unknown = sorted(set(kwargs) - set(self._keywords))
+        if unknown:
+            raise TypeError(
+                f"{type(self).__name__}.compute() got unexpected keyword arguments {unknown}; "
+                f"besides LlamaIndex's arguments it takes {' and '.join(f'{name}=' for name in self._keywords)}"
+            )
+        return self._score(query, expected_ids, retrieved_ids, expected_texts, retrieved_texts, **kwargs)
+
+    def _score(self, query: Any, expected_ids: Any, retrieved_ids: Any, expected_texts: Any, retrieved_texts: Any,
+               **options: Any) -> RetrievalMetricResult:
+        raise NotImplementedError
+
+
+class _CoreMetric(_KeyedMetric):
+    """Shared machinery: options, key, and the mapping of LlamaIndex's call onto the core metric."""
+
+    _keywords: ClassVar[tuple[str, ...]] = ("expected_relevance", "match")
     _core_cls: ClassVar[type[measures.Metric]]
     # core option name -> this class's field name (LlamaIndex's option names)
     _options: ClassVar[dict[str, str]] = {}
@@ -136,51 +203,15 @@ class _CoreMetric(BaseRetrievalMetric):
             return metric.key
         return f"{metric.name}{metric.options}{extra}" + ("" if metric.k is None else f"@{metric.k}")
 
-    def __repr__(self) -> str:
+    def _repr_args(self) -> list[str]:
         fields = type(self).model_fields
-        args = ", ".join(
-            f"{name}={getattr(self, name)!r}" for name in fields if getattr(self, name) != fields[name].default
-        )
-        return f"{type(self).__name__}({args})"
-
-    __str__ = __repr__
+        return [f"{name}={getattr(self, name)!r}" for name in fields if getattr(self, name) != fields[name].default]
 
     # -- scoring ---------------------------------------------------------------------------------------
-    def compute(
-        self,
-        query: str | None = None,
-        expected_ids: list[str] | None = None,
-        retrieved_ids: list[str] | None = None,
-        expected_texts: list[str] | None = None,
-        retrieved_texts: list[str] | None = None,
-        **kwargs: Any,
-    ) -> RetrievalMetricResult:
-        """Score one query (same call as LlamaIndex's metrics).
-
-        Args:
-            query: the query; only names it in error messages.
-            expected_ids: the relevant node ids (any order).
-            retrieved_ids: the retrieved node ids, best first. ``[]`` scores 0.0; ``None`` is an error.
-            expected_texts: the relevant texts, for text matching (see ``match``).
-            retrieved_texts: the retrieved texts, best first, for text matching.
-            expected_relevance: keyword only: ``{id: grade}`` for graded relevance (in text matching, keys are
-                expected texts). Ids of ``expected_ids`` without a grade get grade 1.
-            match: keyword only: overrides the instance's ``match`` for this call.
-
-        Returns:
-            ``RetrievalMetricResult(score, metadata={"key": ..., "match": "id" | "text"})``.
-
-        Raises:
-            ValueError: no expectation (no ids, grades or texts), no retrieved list, an invalid option.
-            TypeError: an unknown keyword argument or a value of the wrong type.
-        """
-        expected_relevance = kwargs.pop("expected_relevance", None)
-        match = kwargs.pop("match", self.match)
-        if kwargs:
-            raise TypeError(
-                f"{type(self).__name__}.compute() got unexpected keyword arguments {sorted(kwargs)}; "
-                "besides LlamaIndex's arguments it takes expected_relevance= and match="
-            )
+    def _score(self, query: Any, expected_ids: Any, retrieved_ids: Any, expected_texts: Any, retrieved_texts: Any,
+               expected_relevance: Any = None, match: Any = None) -> RetrievalMetricResult:
+        """Score one query by ids or by texts (``match``, default the instance's): see :meth:`compute`."""
+        match = self.match if match is None else match
         for name, value in (("expected_ids", expected_ids), ("retrieved_ids", retrieved_ids),
                             ("expected_texts", expected_texts), ("retrieved_texts", retrieved_texts)):
             if isinstance(value, (str, bytes)):

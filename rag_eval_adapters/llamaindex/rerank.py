@@ -5,12 +5,10 @@ from __future__ import annotations
 from typing import Any, ClassVar, Literal
 
 from llama_index.core.bridge.pydantic import (
-    ConfigDict,
     Field,
     PrivateAttr,
 )
 from llama_index.core.evaluation.retrieval.metrics_base import (
-    BaseRetrievalMetric,
     RetrievalMetricResult,
 )
 
@@ -26,12 +24,12 @@ from ..rerank import (
     relevancy_repr_args,
     rerank_relevancy_result,
 )
-from .metrics import _MetricName, _where
+from .metrics import _KeyedMetric, _where
 
 __all__ = ["RerankRelevancyMetric", "CohereRerankRelevancyMetric"]
 
 
-class RerankRelevancyMetric(BaseRetrievalMetric):
+class RerankRelevancyMetric(_KeyedMetric):
     """Relevancy of the retrieved texts to the query, judged by a reranker: no expected ids needed.
 
     ``score = agg_i scorer(query, retrieved_texts[i])`` with ``agg`` in ``max`` (default), ``mean`` or ``median``
@@ -49,10 +47,8 @@ class RerankRelevancyMetric(BaseRetrievalMetric):
     input propagate: :func:`evaluate_dataset` records that query as failed and scores the others.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=True, extra="forbid")
-
-    metric_name = _MetricName()
     _llama_name: ClassVar[str] = "rerank_relevancy"
+    _keywords: ClassVar[tuple[str, ...]] = ("agg",)
 
     agg: Literal["max", "mean", "median"] = Field(default="max", description="Aggregation of the per-text scores.")
     normalize: Literal["sigmoid"] | None = Field(
@@ -88,50 +84,16 @@ class RerankRelevancyMetric(BaseRetrievalMetric):
             return self._key
         return relevancy_key(type(self)._llama_name, self.agg, self.normalize)
 
-    def _repr_args(self) -> list[str]:
+    def _scorer_repr_args(self) -> list[str]:
         return [f"scorer={self._scorer!r}"]
 
-    def __repr__(self) -> str:
-        args = relevancy_repr_args(self._repr_args(), self.agg, self.normalize)
-        if self._key is not None:
-            args.append(f"key={self._key!r}")
-        return f"{type(self).__name__}({', '.join(args)})"
+    def _repr_args(self) -> list[str]:
+        args = relevancy_repr_args(self._scorer_repr_args(), self.agg, self.normalize)
+        return [*args, f"key={self._key!r}"] if self._key is not None else args
 
-    __str__ = __repr__
-
-    def compute(
-        self,
-        query: str | None = None,
-        expected_ids: list[str] | None = None,
-        retrieved_ids: list[str] | None = None,
-        expected_texts: list[str] | None = None,
-        retrieved_texts: list[str] | None = None,
-        agg: Literal["max", "mean", "median"] | None = None,
-        **kwargs: Any,
-    ) -> RetrievalMetricResult:
-        """Score one query (LlamaIndex's call; synchronous, as ``RetrieverEvaluator.aevaluate`` calls it).
-
-        Args:
-            query: the query text (required: the reranker scores it against each text).
-            expected_ids, retrieved_ids, expected_texts: ignored (this metric needs no expectation).
-            retrieved_texts: the retrieved texts, best first (``RetrieverEvaluator`` passes them). ``[]``
-                scores 0.0.
-            agg: ``max``, ``mean`` or ``median`` for this call (default: the instance's ``agg``).
-
-        Returns:
-            ``RetrievalMetricResult(score, metadata={"key", "agg", "scores", "scorer", "normalize"})``, with
-            ``scores`` the per-text scores in input order.
-
-        Raises:
-            ValueError / TypeError: no or malformed query or texts, an invalid ``agg``, an unknown keyword.
-            RerankError: the scorer failed for this query (after its retries).
-        """
-        del expected_ids, retrieved_ids, expected_texts  # relevancy needs no expectation
-        if kwargs:
-            raise TypeError(
-                f"{type(self).__name__}.compute() got unexpected keyword arguments {sorted(kwargs)}; "
-                "besides LlamaIndex's arguments it takes agg="
-            )
+    def _score(self, query: Any, expected_ids: Any, retrieved_ids: Any, expected_texts: Any, retrieved_texts: Any,
+               agg: Literal["max", "mean", "median"] | None = None) -> RetrievalMetricResult:
+        """The relevancy of ``retrieved_texts`` to ``query`` (see :meth:`compute`); no expectation is read."""
         if retrieved_texts is None:
             raise ValueError(
                 f"{_where(query)}retrieved_texts is missing: {type(self).__name__} scores the retrieved texts "
@@ -191,5 +153,5 @@ class CohereRerankRelevancyMetric(RerankRelevancyMetric):
         """What the reranker has spent so far (requests, retries, billed search units, ...)."""
         return self._scorer.usage
 
-    def _repr_args(self) -> list[str]:
+    def _scorer_repr_args(self) -> list[str]:
         return cohere_repr_args(self._scorer)
