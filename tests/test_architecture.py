@@ -50,6 +50,9 @@ def imported_modules(path):
             yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             yield node.module
+        elif (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "require"
+              and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            yield node.args[0].value  # an optional dependency imported by rag_eval_adapters.extras.require
 
 
 def test_framework_imports_live_only_in_their_adapter():

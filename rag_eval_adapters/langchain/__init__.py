@@ -33,14 +33,10 @@ nDCG uses the grades as gains).
 
 from __future__ import annotations
 
-try:
-    import langchain_core.documents  # noqa: F401
-    import langsmith.evaluation  # noqa: F401
-except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
-    raise ImportError(
-        "rag_eval_adapters.langchain needs langsmith and langchain-core: "
-        "pip install 'rag-eval-adapters[langchain]'"
-    ) from exc
+from ..extras import require
+
+require("langchain_core.documents", needed_by=__name__, extra="langchain", package="langchain-core")
+require("langsmith.evaluation", needed_by=__name__, extra="langchain")
 
 from .answer_evaluators import (
     AnswerMetricEvaluator,

@@ -17,12 +17,9 @@ are listed in ``docs/llamaindex.md``. This is the only module of the package tha
 
 from __future__ import annotations
 
-try:
-    import llama_index.core  # noqa: F401
-except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise ImportError(
-        "rag_eval_adapters.llamaindex needs llama-index-core: pip install 'rag-eval-adapters[llamaindex]'"
-    ) from exc
+from ..extras import require
+
+require("llama_index.core", needed_by=__name__, extra="llamaindex", package="llama-index-core")
 
 from . import answer_evaluators, dataset, embeddings, judge_evaluators, metrics, rerank, retrievers
 from .answer_evaluators import (  # noqa: F401

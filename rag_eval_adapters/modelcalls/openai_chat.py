@@ -3,11 +3,11 @@ official ``openai`` SDK, imported when an :class:`OpenAICompatibleLLM` is constr
 
 from __future__ import annotations
 
-import importlib
 import math
 import os
 from typing import Any
 
+from ..extras import require
 from ..validation import check_count, check_positive
 from .chat import Completion
 
@@ -51,10 +51,7 @@ class OpenAICompatibleLLM:
             raise ValueError(f"temperature must be a number in [0, 2], got {temperature!r}")
         check_positive(timeout, "timeout", unit="seconds")
         check_count(max_tokens, "max_tokens")
-        try:
-            openai = importlib.import_module("openai")
-        except ImportError as exc:  # pragma: no cover - installed in the dev env
-            raise ImportError('OpenAICompatibleLLM needs the openai SDK: pip install "rag-eval-adapters[openai]"') from exc
+        openai = require("openai", needed_by="OpenAICompatibleLLM", extra="openai")
         key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         if not key:
             if base_url is None:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..extras import require
 from ..modelcalls.retry import RetryPolicy, is_retryable_status
 from ..validation import check_count, check_positive
 from .base import validate_query_texts
@@ -26,15 +27,10 @@ __all__ = ["CohereReranker", "RerankUsage", "DEFAULT_COHERE_MODEL", "resolve_coh
 
 DEFAULT_COHERE_MODEL = "rerank-v3.5"
 API_KEY_ENV_VARS = ("CO_API_KEY", "COHERE_API_KEY")
-_INSTALL_HINT = 'pip install "rag-eval-adapters[cohere]"'
 
 
 def _import_cohere() -> Any:
-    try:
-        import cohere
-    except ImportError as exc:  # pragma: no cover - cohere is installed in the dev env
-        raise ImportError(f"CohereReranker needs the cohere SDK, which is not installed: {_INSTALL_HINT}") from exc
-    return cohere
+    return require("cohere", needed_by="CohereReranker", extra="cohere")
 
 
 def resolve_cohere_api_key(api_key: str | None = None) -> str | None:
