@@ -30,6 +30,7 @@ from typing import Any, Union
 
 from ._numbers import check_grade, check_score, parse_grade, parse_score, shown
 from ._sources import Source, add_once, open_source, text_lines
+from .extras import require
 
 __all__ = ["read_table_qrels", "read_table_run", "TABLE_FORMATS"]
 
@@ -252,11 +253,8 @@ def _csv_rows(source: Source, delimiter: str):
 
 
 def _parquet_rows(source: Source):
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise ImportError("reading Parquet needs pyarrow: pip install 'rag-eval-adapters[cli]'") from None
+    pa = require("pyarrow", needed_by="reading Parquet", extra="cli")
+    pq = require("pyarrow.parquet", needed_by="reading Parquet", extra="cli", package="pyarrow")
     try:
         if source.path is not None and not source.gzip:
             table = pq.read_table(str(source.path))

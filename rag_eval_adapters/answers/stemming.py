@@ -10,19 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache, lru_cache
 
+from ..extras import require
+
 __all__ = ["porter_stem", "stem_tokens"]
 
 
 @cache
 def _stemmer() -> Callable[[str], str]:
-    try:
-        from nltk.stem.porter import PorterStemmer
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "ROUGE-L with stem=True needs the Porter stemmer of nltk: pip install 'rag-eval-adapters[answers]' "
-            "(or pip install nltk)"
-        ) from None
-    return PorterStemmer().stem
+    porter = require("nltk.stem.porter", needed_by="ROUGE-L with stem=True (the Porter stemmer)", extra="answers",
+                     package="nltk")
+    return porter.PorterStemmer().stem
 
 
 @lru_cache(maxsize=1 << 18)
