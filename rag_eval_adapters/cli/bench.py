@@ -10,7 +10,7 @@ from ..multitest import CORRECTIONS
 from ._errors import CLIError, one_line
 from ._io import MAX_RESAMPLES, check_count
 from ._metrics import parse_ks
-from ._models import add_llm_options, llm_from_args
+from ._models import add_llm_options, judge_llm, llm_from_args
 from ._progress import progress_enabled
 
 
@@ -131,13 +131,8 @@ def _judge(args: argparse.Namespace) -> Any:
     if not (args.judge or args.judge_unlabelled):
         return None
     from ..judges import LLMJudge
-    from ..modelcalls import resolve_llm
 
-    try:
-        llm = resolve_llm(args.judge_model or args.llm_model, base_url=args.judge_base_url or args.llm_base_url,
-                          api_key_env=args.llm_api_key_env)
-    except ValueError as exc:
-        raise CLIError(f"the judge: {one_line(str(exc))}") from None
+    llm = judge_llm(args.judge_model or args.llm_model, args.judge_base_url or args.llm_base_url, args.llm_api_key_env)
     return LLMJudge(llm, cache=_cache_file(args, "judge.sqlite"))
 
 
