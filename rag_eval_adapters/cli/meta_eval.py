@@ -115,8 +115,8 @@ def _judges(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_meta_eval(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from ..agreement import STATISTICS, load_ragchecker, meta_evaluate
-    from ..modelcalls import CacheError, ModelCallError
     from ..agreement.render import render_meta_evaluation
+    from ..modelcalls import CacheError, ModelCallError
 
     check_count(args.bootstrap, "--bootstrap", maximum=1_000_000)
     check_confidence(args.confidence)
