@@ -31,9 +31,16 @@ ANSWER_LEGEND = " Answers: token F1 and E5 cosine similarity against the referen
 
 
 def _mean(result: Any, part: str, key: str, value: float) -> str:
-    """``"0.512"``, or ``"0.512 [0.431, 0.594]"`` when the configuration has intervals (``--ci``)."""
+    """``"0.512"``, or ``"0.512"`` over ``"[0.431, 0.594]"`` when the configuration has intervals (``--ci``): two
+    lines, so the table keeps to the console's width."""
     interval = ((result.intervals or {}).get(part) or {}).get("all", {}).get(key)
-    return f"{value:.3f}" + (f" [{interval.low:.3f}, {interval.high:.3f}]" if interval is not None else "")
+    return f"{value:.3f}" + (f"\n[{interval.low:.3f}, {interval.high:.3f}]" if interval is not None else "")
+
+
+def _counted(cell: str, n: int) -> str:
+    """The judged answers counted after the mean, above its interval: ``"0.700 (n=3)"``."""
+    head, _, interval = cell.partition("\n")
+    return f"{head} (n={n})" + (f"\n{interval}" if interval else "")
 
 
 def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
@@ -64,8 +71,8 @@ def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
         if answers:
             row += [_mean(r, "answers", m, r.answers.mean[m]) if r.answers is not None else "-"
                     for m in ("token_f1", "semantic_similarity")]
-            row += [f"{_mean(r, 'answers', m, r.answers.mean[m])} (n={r.answers.measured[m]})" if r.answers is not None
-                    and m in r.answers.mean else "-" for m in judged]
+            row += [_counted(_mean(r, "answers", m, r.answers.mean[m]), r.answers.measured[m])
+                    if r.answers is not None and m in r.answers.mean else "-" for m in judged]
         table.add_row(*map(Text, row))
     console.print(table)
     settings = result.settings
