@@ -25,7 +25,7 @@ from rag_eval_adapters.ppi import ppi_mean  # noqa: E402
 
 SETTINGS = dict(ks=(1, 3), e2e_limit=4, permutations=50)
 CONFIG = "s32o8/bm25"
-LABELS = {"q1": {"ndcg@3": 1.0, "token_f1": 0.5}, "q2": {"ndcg@3": 0.0, "token_f1": 1.0},
+LABELS = {"q1": {"ndcg@3": 1.0, "token_f1": 0.5, "mrr@1": 1.0}, "q2": {"ndcg@3": 0.0, "token_f1": 1.0},
           "q3": {"ndcg@3": 1.0, "token_f1": 0.0}, "q5": {"ndcg@3": 0.5}}
 
 
@@ -64,11 +64,13 @@ def test_run_bench_intervals_and_human_labels_equal_the_hand_computation(bench_i
         text = (tmp_path / "r" / name).read_text()
         assert ndcg in text and "90% interval of each mean over its queries (t: Student's t)" in text
         assert "Means corrected with human labels" in text and "ppi++ 90%" in text
+        assert f"not corrected: {CONFIG} mrr@1: 1 human label; PPI++ needs at least 2" in text  # said, not dropped
     out = io.StringIO()
     print_summary(result, out, width=400)
     printed = out.getvalue()
     assert f"[{got['low']:.3f}, {got['high']:.3f}]" in printed and "interval of each mean over its queries (t)" in printed
     corrected = result.results[0].human["ndcg@3"]
+    assert "mrr@1" not in result.results[0].human and f"not corrected: {CONFIG} mrr@1" in printed
     assert f"{CONFIG} ndcg@3: judge mean {corrected.judge_mean:.3f}, corrected {corrected.format(3)} from 4 human " \
            "labels" in printed
 

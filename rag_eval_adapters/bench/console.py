@@ -80,6 +80,9 @@ def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
           if settings.ci else "")
     console.print(Text(LEGEND + (ANSWER_LEGEND if answers else "") + ci, style="dim"))
     corrected = [v.describe(f"{r.name} {metric}", 3) for r in result.results for metric, v in r.human.items()]
+    corrected += [f"not corrected: {name} {metric}: {why}" for name, by in
+                  (getattr(result, "human_labels", None) or {}).get("not_corrected", {}).items()
+                  for metric, why in by.items()]
     if corrected:
         console.print(Text("Corrected with human labels (PPI++):", style="bold"))
         for line in corrected:

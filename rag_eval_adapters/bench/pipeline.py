@@ -330,8 +330,11 @@ def run_bench(
     result = BenchResult(results, cases, docs, chunks, qrels, unjudged, settings, output_dir=None,
                          judgments=judgments)
     if labels is not None:
+        from .trust import uncorrected
+
         result.human_labels = {"source": labels.source, "lines": labels.count, "method": "ppi++",
-                               "confidence": settings.confidence}
+                               "confidence": settings.confidence,
+                               "not_corrected": {r.name: why for r in results if (why := uncorrected(r, labels))}}
     if judge is not None:
         answer_model = getattr(getattr(chosen, "llm", None), "name", None)  # an LLM answerer's model
         result.judgments["judge"] = {**judge.describe(answer_model), "usage": judge.usage.to_dict()}

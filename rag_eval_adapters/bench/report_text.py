@@ -136,9 +136,12 @@ def _human(data: dict) -> Section:
     rows = [[name, metric, _f(r["judge_mean"]), _f(r["estimate"]), f"[{r['low']:.3f}, {r['high']:.3f}]", str(r["n"]),
              f"{r['method']} {r['confidence']:.0%}"]
             for name, c in data["configurations"].items() for metric, r in (c.get("human_labels") or {}).items()]
-    source = (data.get("human_labels") or {}).get("source")
+    human = data.get("human_labels") or {}
+    source = human.get("source")
     notes = ["corrected: the judge's or metric's mean corrected with the human labels (PPI++, Angelopoulos et al. "
              "2023), its interval over every scored query" + (f"; labels from {source}" if source else "") + "."]
+    notes += [f"not corrected: {name} {metric}: {why}" for name, by in (human.get("not_corrected") or {}).items()
+              for metric, why in by.items()]
     return ("Means corrected with human labels", ["configuration", "metric", "judge/metric mean", "corrected",
                                                    "interval", "human labels", "method"], rows, notes)
 
@@ -163,7 +166,7 @@ def sections(data: dict) -> list[Section]:
     out.append(_tests(data))
     if any(c.get("answers") for c in data["configurations"].values()):
         out.append(_answers(data))
-    if any(c.get("human_labels") for c in data["configurations"].values()):
+    if data.get("human_labels"):
         out.append(_human(data))
     out.append(_worst(data))
     return out

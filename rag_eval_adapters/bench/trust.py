@@ -13,7 +13,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LabelSet", "load_labels", "check_labels", "mean_intervals", "corrected_config_means"]
+__all__ = ["LabelSet", "load_labels", "check_labels", "mean_intervals", "corrected_config_means", "uncorrected"]
 
 
 class LabelSet:
@@ -106,12 +106,24 @@ def mean_intervals(result: Any, method: str, confidence: float, seed: int = 0) -
     return out
 
 
+def uncorrected(result: Any, labels: LabelSet) -> dict[str, str]:
+    """``{metric: why}`` for each metric labelled for this configuration that :func:`corrected_config_means` could
+    not correct (fewer than 2 labelled queries, or no scored query without a label)."""
+    counts: dict[str, int] = {}
+    for values in labels.for_run(result.name).values():
+        for metric in values:
+            counts[metric] = counts.get(metric, 0) + 1
+    return {m: (f"{n} human label{'s' if n != 1 else ''}; PPI++ needs at least 2 and a scored query without one")
+            for m, n in counts.items() if m not in result.human}
+
+
 def corrected_config_means(result: Any, labels: LabelSet, *, confidence: float = 0.95) -> dict[str, Any]:
     """The PPI++ mean of each labelled metric of one configuration: ``{metric: PPIInterval}``.
 
     Retrieval metrics are corrected over the configuration's scored queries, answer metrics over its answered
     ones; a label of a query the configuration did not score for that metric (an unanswered question) is an
-    error naming the line. A metric needs labels on at least 2 queries and one scored query without a label.
+    error naming the line. A metric needs labels on at least 2 queries and one scored query without a label
+    (:func:`uncorrected` says which were not corrected).
     """
     from ..ppi import corrected_means
 
