@@ -80,7 +80,7 @@ def check_labels(labels: LabelSet, configurations: Sequence[str], query_ids: Seq
                                  "evaluation mode)")
             for metric in values:
                 if metric not in known:
-                    answers = f"; answers: {', '.join(answer_metrics)}" if answer_metrics else " (no answers scored)"
+                    answers = f"; answers: {', '.join(answer_metrics)}" if answer_metrics else "; no answers scored"
                     raise ValueError(f"{where}: {metric!r} is not a metric of the benchmark (retrieval: "
                                      f"{', '.join(retrieval_metrics)}{answers})")
 
