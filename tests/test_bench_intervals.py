@@ -65,6 +65,8 @@ def test_run_bench_intervals_and_human_labels_equal_the_hand_computation(bench_i
         assert ndcg in text and "90% interval of each mean over its queries (t: Student's t)" in text
         assert "Means corrected with human labels" in text and "ppi++ 90%" in text
         assert f"not corrected: {CONFIG} mrr@1: 1 human label; PPI++ needs at least 2" in text  # said, not dropped
+    page = (tmp_path / "r" / "report.html").read_text()
+    assert f"{CONFIG} ndcg@3: judge mean" in page and "Intervals (t, 90%) of every mean" in page
     out = io.StringIO()
     print_summary(result, out, width=400)
     printed = out.getvalue()
