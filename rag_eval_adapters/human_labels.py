@@ -26,8 +26,11 @@ HumanLabels = dict[str | None, dict[Hashable, dict[str, float]]]
 _HINT = 'expected {"query_id": ..., "run": ... (optional), "<metric>": <human value>, ...}'
 
 
-def read_human_labels(path: str | Path) -> HumanLabels:
-    """The human labels of a JSONL file (see the module docstring)."""
+def read_human_labels(path: str | Path, *, lines: dict[tuple[str | None, Hashable], int] | None = None) -> HumanLabels:
+    """The human labels of a JSONL file (see the module docstring).
+
+    ``lines``, when given, is filled with ``{(run or None, query_id): line number}``, so a later check (a query
+    or metric the labelled results do not have) can name the line."""
     out: HumanLabels = {}
     for number, obj in read_jsonl_objects(path):
         where = f"{path}:{number}"
@@ -48,6 +51,8 @@ def read_human_labels(path: str | Path) -> HumanLabels:
         if qid in rows:
             raise ValueError(f"{where}: query {qid!r}{f' of run {run!r}' if run else ''} is labelled twice")
         rows[qid] = values
+        if lines is not None:
+            lines[(run, qid)] = number
     if not out:
         raise ValueError(f"{path}: no human labels in the file")
     return out

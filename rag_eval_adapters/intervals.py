@@ -185,19 +185,24 @@ def mean_interval(values: Sequence[float], *, method: str = "t", confidence: flo
 
 
 def report_intervals(report: Any, *, method: str = "t", confidence: float = 0.95, n_bootstrap: int = 2000,
-                     seed: int | None = 0) -> dict[str, MeanInterval]:
+                     seed: int | None = 0, query_ids: Sequence[Any] | None = None) -> dict[str, MeanInterval]:
     """The interval of every metric's mean in a :class:`~rag_eval_adapters.Report` (scored queries only).
 
     ``method`` names the interval (``"t"``, ``"normal"``, ``"bootstrap"``); a metric's unmeasured cells (a judge
-    that could not score a query) are left out, as its mean leaves them out. For metrics with human labels on some
-    queries, :func:`rag_eval_adapters.ppi.corrected_means` gives the prediction-powered intervals instead.
+    that could not score a query) are left out, as its mean leaves them out. ``query_ids`` limits the means to
+    those of the report's queries (e.g. one query type). For metrics with human labels on some queries,
+    :func:`rag_eval_adapters.ppi.corrected_means` gives the prediction-powered intervals instead.
     """
     from .report import as_report
 
     report = as_report(report, "report")
+    values = report.values
+    if query_ids is not None:
+        chosen = set(query_ids)
+        values = values[[i for i, q in enumerate(report.query_ids) if q in chosen]]
     out = {}
     for j, key in enumerate(report.keys):
-        column = report.values[:, j]
+        column = values[:, j]
         column = column[~np.isnan(column)]  # a judge's unmeasured cells are NaN: the mean is of the measured ones
         if column.size:
             out[key] = mean_interval(column, method=method, confidence=confidence, n_bootstrap=n_bootstrap, seed=seed)

@@ -146,11 +146,24 @@ def test_the_sample_report_in_the_docs_is_what_this_run_writes(demo_run):
 
 def test_a_second_demo_run_reuses_the_embeddings(demo_run, small_demo_data, tmp_path):
     _, _, _, folder = demo_run
-    code, _, err = run_demo_cli(["--output-dir", tmp_path / "again", "--cache-dir", folder / ".cache",
-                                 "--permutations", "100"], small_demo_data)
+    code, out, err = run_demo_cli(["--output-dir", tmp_path / "again", "--cache-dir", folder / ".cache",
+                                   "--permutations", "100", "--ci", "bootstrap", "--confidence", "0.9"],
+                                  small_demo_data)
     assert code == 0, err
-    usage = json.loads((tmp_path / "again" / "report.json").read_text())["usage"]["embeddings"]
+    data = json.loads((tmp_path / "again" / "report.json").read_text())
+    usage = data["usage"]["embeddings"]
     assert usage["computed"] == 0 and usage["from_cache"] > 0
+    # --ci: every mean of the tables carries its interval, the method named; report.json records both
+    assert data["intervals"] == {"method": "bootstrap", "confidence": 0.9}
+    name, conf = next(iter(data["configurations"].items()))
+    interval = conf["intervals"]["retrieval"]["all"]["ndcg@10"]
+    assert interval["method"] == "bootstrap" and interval["low"] <= conf["mean"]["ndcg@10"] <= interval["high"]
+    shown = f"{conf['mean']['ndcg@10']:.3f} [{interval['low']:.3f}, {interval['high']:.3f}]"
+    assert shown in (tmp_path / "again" / "report.md").read_text()
+    assert "(bootstrap: percentile bootstrap)" in (tmp_path / "again" / "report.txt").read_text()
+    assert f"[{interval['low']:.3f}, {interval['high']:.3f}]" in out  # the console: the interval under the mean
+    assert "90% interval of each mean over its queries (bootstrap)" in " ".join(out.split())
+    assert conf["intervals"]["answers"]["all"]["token_f1"]["method"] == "bootstrap"
 
 
 def test_demo_refuses_a_bad_option_value(tmp_path):

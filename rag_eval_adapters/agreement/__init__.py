@@ -5,6 +5,8 @@
   bootstrap interval, overall and by group (``stats`` holds the formulas);
 * :func:`meta_evaluate`: every scorer on pairwise judgements beside the trivial baselines (answer length,
   overlap with the reference) and the annotator-vs-annotator ceiling;
+* :class:`JudgeScorer`: an LLM judge as one more scorer of :func:`meta_evaluate` (its unmeasured answers
+  dropped and counted, never a number);
 * :func:`load_ragchecker`: the RAGChecker meta-evaluation set shipped with the package (560 human labels);
 * :func:`position_swap_consistency`: how often a pairwise judge's verdict flips when the answers swap places.
 
@@ -16,6 +18,7 @@
 
 from __future__ import annotations
 
+from .judge_scorer import JUDGE_SCORER_METRICS, JudgeScorer
 from .measure import KINDS, STATISTICS, Agreement, AgreementStats, Estimate, measure_agreement
 from .meta_eval import (
     BASELINES,
@@ -27,6 +30,7 @@ from .meta_eval import (
     meta_evaluate,
     meta_evaluate_scores,
     pairwise_differences,
+    scored_pairs,
 )
 from .ragchecker import RAGCHECKER_LABELS, PairwiseJudgement, load_ragchecker, ragchecker_path
 from .stats import accuracy, cohen_kappa, confusion_matrix, kendall_tau_b, pearson, spearman
@@ -54,6 +58,9 @@ __all__ = [
     "BASELINES",
     "annotator_ceiling",
     "pairwise_differences",
+    "scored_pairs",
+    "JudgeScorer",
+    "JUDGE_SCORER_METRICS",
     "load_ragchecker",
     "ragchecker_path",
     "PairwiseJudgement",

@@ -1,7 +1,8 @@
 """Meta-evaluation: how far each answer scorer agrees with people on pairwise human labels.
 
 A *scorer* scores answers against reference answers: ``scorer(answers, references, queries) -> scores``, one
-score per answer (any answer metric through :class:`AnswerScorer`; an LLM judge the same way). On pairwise
+score per answer (any answer metric through :class:`AnswerScorer`; an LLM judge through
+:class:`~rag_eval_adapters.agreement.JudgeScorer`, whose unmeasured answers are dropped and counted). On pairwise
 judgements (two answers to a question and a person's preference on -2..2) the scorer's difference, answer 2
 minus answer 1, is set against each label with :func:`~rag_eval_adapters.agreement.measure_agreement`: overall
 and by group (domain), the bootstrap resampling whole questions (both annotators' rows of a question together).
@@ -27,10 +28,11 @@ from .measure import Agreement, measure_agreement
 from .ragchecker import PairwiseJudgement
 
 __all__ = ["Scorer", "AnswerScorer", "answer_length", "BASELINES", "MetaEvaluation", "meta_evaluate",
-           "meta_evaluate_scores", "annotator_ceiling", "pairwise_differences"]
+           "meta_evaluate_scores", "annotator_ceiling", "pairwise_differences", "scored_pairs"]
 
-Scorer = Callable[[Sequence[str], Sequence[str], Sequence[str]], Sequence[float]]
-"""``scorer(answers, references, queries)``: one score per answer."""
+Scorer = Callable[[Sequence[str], Sequence[str], Sequence[str]], Sequence[Any]]
+"""``scorer(answers, references, queries)``: one score per answer (``None``, or a result with ``score`` None and
+an ``unmeasured`` reason, for an answer it could not score: see :func:`scored_pairs`)."""
 
 
 class AnswerScorer:
@@ -82,8 +84,38 @@ def _baselines() -> dict[str, Scorer]:
     return {"answer_length": answer_length, "reference_overlap": AnswerScorer("token_recall")}
 
 
-def pairwise_differences(judgements: Sequence[PairwiseJudgement], scorer: Scorer) -> np.ndarray:
-    """The scorer's ``score(answer 2) - score(answer 1)`` for every judgement; each question's answers scored once."""
+def _score_of(value: Any) -> tuple[float | None, str | None]:
+    """``(score, None)`` of a number, or ``(None, reason)`` of an answer the scorer could not score: ``None``, or a
+    result with ``score`` None and its ``unmeasured`` reason (a :class:`~rag_eval_adapters.judges.JudgeResult`)."""
+    if value is None:
+        return None, "unmeasured"
+    if hasattr(value, "score") and hasattr(value, "unmeasured"):
+        return (None, str(value.unmeasured or "unmeasured")) if value.score is None else (float(value.score), None)
+    return float(value), None
+
+
+def scored_pairs(judgements: Sequence[PairwiseJudgement], scorer: Scorer) -> tuple[np.ndarray, np.ndarray, dict]:
+    """The scorer's ``score(answer 2) - score(answer 1)`` for the judgements it could score on both answers.
+
+    Each question's answers are scored once. A scorer gives one value per answer: a finite number, or, for an
+    answer it could not score (an LLM judge's refusal, invalid output or failed call), ``None`` or a result whose
+    ``score`` is None and whose ``unmeasured`` names the reason. Such a question is dropped (for this scorer), never
+    given a number.
+
+    Returns
+    -------
+    differences : ndarray
+        One per kept judgement, in order.
+    kept : ndarray of int
+        The indices of the kept judgements in ``judgements``.
+    dropped : dict
+        ``{"questions": k, "judgements": m, "reasons": {reason: answers}}`` (zeros when nothing was dropped).
+
+    Raises
+    ------
+    ValueError
+        A scorer that returns the wrong number of scores, or a NaN or infinite score.
+    """
     first: dict[str, PairwiseJudgement] = {}
     for j in judgements:
         first.setdefault(j.item_id, j)
@@ -91,15 +123,40 @@ def pairwise_differences(judgements: Sequence[PairwiseJudgement], scorer: Scorer
     answers = [a for j in items for a in j.answers]
     references = [j.reference for j in items for _ in (0, 1)]
     queries = [j.query for j in items for _ in (0, 1)]
-    scores = np.asarray(scorer(answers, references, queries), dtype=np.float64).reshape(-1)
-    if scores.size != len(answers):
-        raise ValueError(f"the scorer returned {scores.size} scores for {len(answers)} answers")
-    if not np.isfinite(scores).all():
-        i = int(np.flatnonzero(~np.isfinite(scores))[0])
-        raise ValueError(f"the scorer returned {float(scores[i])!r} for answer {i % 2 + 1} of question "
-                         f"{items[i // 2].item_id!r}; scores must be finite")
-    diff = {j.item_id: float(scores[2 * i + 1] - scores[2 * i]) for i, j in enumerate(items)}
-    return np.array([diff[j.item_id] for j in judgements])
+    given = scorer(answers, references, queries)
+    given = list(given.reshape(-1)) if isinstance(given, np.ndarray) else list(given)
+    if len(given) != len(answers):
+        raise ValueError(f"the scorer returned {len(given)} scores for {len(answers)} answers")
+    read = [_score_of(v) for v in given]
+    reasons: dict[str, int] = {}
+    diff: dict[str, float] = {}
+    for i, j in enumerate(items):
+        (one, why_1), (two, why_2) = read[2 * i], read[2 * i + 1]
+        for k, score in ((2 * i, one), (2 * i + 1, two)):
+            if score is not None and not np.isfinite(score):
+                raise ValueError(f"the scorer returned {score!r} for answer {k % 2 + 1} of question {j.item_id!r}; "
+                                 "scores must be finite (an answer it cannot score is None, counted as dropped)")
+        for why in (why_1, why_2):
+            if why is not None:
+                reasons[why] = reasons.get(why, 0) + 1
+        if one is not None and two is not None:
+            diff[j.item_id] = two - one
+    kept = np.array([i for i, j in enumerate(judgements) if j.item_id in diff], dtype=np.int64)
+    dropped = {"questions": len(items) - len(diff), "judgements": len(judgements) - kept.size, "reasons": reasons}
+    return np.array([diff[judgements[i].item_id] for i in kept], dtype=np.float64), kept, dropped
+
+
+def pairwise_differences(judgements: Sequence[PairwiseJudgement], scorer: Scorer) -> np.ndarray:
+    """The scorer's ``score(answer 2) - score(answer 1)`` for every judgement; each question's answers scored once.
+
+    Raises ``ValueError`` when the scorer could not score an answer (:func:`scored_pairs` drops such questions
+    instead, and counts them)."""
+    diff, _, dropped = scored_pairs(judgements, scorer)
+    if dropped["questions"]:
+        reasons = ", ".join(f"{k} {v}" for k, v in dropped["reasons"].items())
+        raise ValueError(f"the scorer could not score {dropped['questions']} questions ({reasons}); "
+                         "scored_pairs drops and counts them")
+    return diff
 
 
 def annotator_ceiling(judgements: Sequence[PairwiseJudgement], label: str, *, n_bootstrap: int = 1000,
@@ -121,7 +178,10 @@ class MetaEvaluation:
     """Every scorer's agreement with every label, the baselines' and the annotators' ceiling.
 
     ``m.results[scorer][label]`` is an :class:`~rag_eval_adapters.agreement.Agreement` (with ``.groups`` by
-    domain); ``m.ceiling[label]`` the annotators' own; ``m.baselines`` names which results are baselines.
+    domain); ``m.ceiling[label]`` the annotators' own; ``m.baselines`` names which results are baselines;
+    ``m.dropped[scorer]`` counts the questions (and judgements) a scorer could not score on both answers, left out
+    of its statistics, with the reasons (``{"questions", "judgements", "reasons": {reason: answers}}``; only
+    scorers that dropped any).
     """
 
     labels: list[str]
@@ -131,12 +191,14 @@ class MetaEvaluation:
     n_judgements: int = 0
     n_items: int = 0
     source: str = ""
+    dropped: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON: counts, labels, and per scorer and label the agreement (overall and by group)."""
         return {"source": self.source, "judgements": self.n_judgements, "questions": self.n_items,
                 "labels": self.labels, "baselines": self.baselines,
                 "ceiling": {k: a.to_dict() for k, a in self.ceiling.items()},
+                "dropped": {s: dict(d) for s, d in self.dropped.items()},
                 "scorers": {s: {k: a.to_dict() for k, a in by.items()} for s, by in self.results.items()}}
 
     def __repr__(self) -> str:
@@ -162,7 +224,9 @@ def meta_evaluate(
     judgements : sequence of PairwiseJudgement
         E.g. :func:`~rag_eval_adapters.agreement.load_ragchecker`.
     scorers : mapping
-        Name -> scorer (:class:`AnswerScorer`, :func:`answer_length`, a judge...).
+        Name -> scorer (:class:`AnswerScorer`, :func:`answer_length`, a
+        :class:`~rag_eval_adapters.agreement.JudgeScorer`...). A question a scorer cannot score on both answers is
+        left out of that scorer's statistics and counted in ``dropped`` (:func:`scored_pairs`).
     labels : sequence of str, optional
         The labels to test against (default: every label of the first judgement).
     baselines : bool
@@ -193,17 +257,25 @@ def meta_evaluate(
     groups = [j.group for j in judgements]
     clusters = [j.item_id for j in judgements]
     results: dict[str, dict[str, Agreement]] = {}
+    dropped: dict[str, dict[str, Any]] = {}
     for name, scorer in chosen.items():
-        diff = pairwise_differences(judgements, scorer)
+        diff, kept, lost = scored_pairs(judgements, scorer)
+        if lost["questions"]:
+            dropped[name] = lost
+        if kept.size < 2:
+            raise ValueError(f"scorer {name!r} could score both answers of {kept.size} judgements only; its "
+                             f"agreement needs at least 2 ({lost['questions']} questions dropped: "
+                             f"{', '.join(f'{k} {v}' for k, v in lost['reasons'].items())})")
         results[name] = {
-            label: measure_agreement(diff, [j.labels[label] for j in judgements], kind="pairwise", groups=groups,
-                                     clusters=clusters, scorer=name, n_bootstrap=n_bootstrap,
-                                     confidence=confidence, seed=seed)
+            label: measure_agreement(diff, [judgements[i].labels[label] for i in kept], kind="pairwise",
+                                     groups=[groups[i] for i in kept], clusters=[clusters[i] for i in kept],
+                                     scorer=name, n_bootstrap=n_bootstrap, confidence=confidence, seed=seed)
             for label in labels
         }
     ceiling = {label: annotator_ceiling(judgements, label, n_bootstrap=n_bootstrap, confidence=confidence, seed=seed)
                for label in labels}
-    return MetaEvaluation(labels, results, ceiling, base_names, len(judgements), len(set(clusters)), source)
+    return MetaEvaluation(labels, results, ceiling, base_names, len(judgements), len(set(clusters)), source,
+                          dropped)
 
 
 def meta_evaluate_scores(

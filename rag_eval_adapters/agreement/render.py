@@ -10,12 +10,21 @@ from collections.abc import Sequence
 from .measure import STATISTICS
 from .meta_eval import MetaEvaluation
 
-__all__ = ["render_meta_evaluation", "META_FORMATS"]
+__all__ = ["render_meta_evaluation", "META_FORMATS", "dropped_lines"]
 
 META_FORMATS = ("table", "markdown", "csv", "json")
 _TITLES = {"pearson": "Pearson", "spearman": "Spearman", "kendall_tau_b": "Kendall tau-b", "accuracy": "accuracy",
            "kappa": "kappa", "kappa_quadratic": "quadratic kappa"}
 CEILING = "annotator vs annotator (ceiling)"
+
+
+def dropped_lines(m: MetaEvaluation) -> list[str]:
+    """One sentence per scorer that could not score every answer: how many questions (and human labels) it
+    dropped, and why."""
+    over = "questions" if m.ceiling else "items"
+    return [f"{name}: {d['questions']} of {m.n_items} {over} dropped ({d['judgements']} of {m.n_judgements} "
+            f"labels), an answer unmeasured: {', '.join(f'{k} {v}' for k, v in d['reasons'].items())}; its "
+            f"statistics are over the rest" for name, d in m.dropped.items()]
 
 
 def _rows(m: MetaEvaluation) -> list[tuple[str, dict]]:
@@ -33,7 +42,11 @@ def _tables(m: MetaEvaluation, statistics: Sequence[str]) -> list[tuple[str, lis
         stats = by[label].overall.estimates if label in by else {}
         return stats[statistic].format(1, 100) if statistic in stats else "-"  # not defined for this scorer
 
-    main = [[name] + [cell(by, label, s) for label in m.labels for s in statistics] for name, by in _rows(m)]
+    def shown(name: str) -> str:  # a scorer that dropped questions says so in its row
+        lost = m.dropped.get(name)
+        return f"{name} [{lost['questions']} dropped]" if lost else name
+
+    main = [[shown(name)] + [cell(by, label, s) for label in m.labels for s in statistics] for name, by in _rows(m)]
     over = "questions" if m.ceiling else "items"
     out = [(f"Agreement with {m.n_judgements} human labels on {m.n_items} {over}{f' ({m.source})' if m.source else ''}"
             f": x100, {conf} bootstrap interval over {over}", header, main)]
@@ -120,4 +133,5 @@ def render_meta_evaluation(m: MetaEvaluation, fmt: str = "table",
         else:
             lines += [title, "", *_fixed(header, rows), ""]
     lines.append(NOTE if m.ceiling or m.baselines else SCORES_NOTE)
+    lines += [f"{'- ' if fmt == 'markdown' else ''}{line}" for line in dropped_lines(m)]
     return "\n".join(lines) + "\n"

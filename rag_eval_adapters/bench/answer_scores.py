@@ -8,9 +8,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["ANSWER_METRICS", "score_answers"]
+__all__ = ["ANSWER_METRICS", "JUDGED_METRICS", "answer_metric_keys", "score_answers"]
 
 ANSWER_METRICS = ("token_f1", "semantic_similarity")
+JUDGED_METRICS = ("faithfulness", "answer_correctness")
+
+
+def answer_metric_keys(judge: Any = None) -> list[str]:
+    """The keys of the answers' report: :data:`ANSWER_METRICS`, and :data:`JUDGED_METRICS` with a judge."""
+    return list(ANSWER_METRICS) + (list(JUDGED_METRICS) if judge is not None else [])
 
 
 def score_answers(records: Sequence[dict[str, Any]], embedder: Any, judge: Any = None) -> Any:
@@ -23,5 +29,5 @@ def score_answers(records: Sequence[dict[str, Any]], embedder: Any, judge: Any =
     # Both sides embedded as passages: an extractive answer is a sentence the answerer has already embedded.
     metrics: list[Any] = ["token_f1", SemanticSimilarity(side="passage")]
     if judge is not None:
-        metrics += ["faithfulness", "answer_correctness"]
+        metrics += list(JUDGED_METRICS)
     return evaluate_answers(records, metrics, embedder, progress=False, judge=judge)

@@ -30,6 +30,19 @@ LEGEND = ("hit rate and MRR: binary, relevant = the chunk overlaps an evidence s
 ANSWER_LEGEND = " Answers: token F1 and E5 cosine similarity against the reference answer."
 
 
+def _mean(result: Any, part: str, key: str, value: float) -> str:
+    """``"0.512"``, or ``"0.512"`` over ``"[0.431, 0.594]"`` when the configuration has intervals (``--ci``): two
+    lines, so the table keeps to the console's width."""
+    interval = ((result.intervals or {}).get(part) or {}).get("all", {}).get(key)
+    return f"{value:.3f}" + (f"\n[{interval.low:.3f}, {interval.high:.3f}]" if interval is not None else "")
+
+
+def _counted(cell: str, n: int) -> str:
+    """The judged answers counted after the mean, above its interval: ``"0.700 (n=3)"``."""
+    head, _, interval = cell.partition("\n")
+    return f"{head} (n={n})" + (f"\n{interval}" if interval else "")
+
+
 def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
     """Print the configurations' headline numbers and answer scores as a table, then the verdict."""
     from rich.console import Console
@@ -53,14 +66,27 @@ def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
         for m in judged:
             table.add_column(m.replace("_", " ") + " (judged)", justify="right")
     for r in result.results:
-        row = [r.name] + [f"{r.report.mean[key]:.3f}" for _, key in columns] + [f"{r.judged.get(coverage, 0.0):.3f}"]
+        row = [r.name] + [_mean(r, "retrieval", key, r.report.mean[key]) for _, key in columns]
+        row += [f"{r.judged.get(coverage, 0.0):.3f}"]
         if answers:
-            row += [f"{r.answers.mean[m]:.3f}" if r.answers is not None else "-" for m in ("token_f1", "semantic_similarity")]
-            row += [f"{r.answers.mean[m]:.3f} (n={r.answers.measured[m]})" if r.answers is not None
-                    and m in r.answers.mean else "-" for m in judged]
+            row += [_mean(r, "answers", m, r.answers.mean[m]) if r.answers is not None else "-"
+                    for m in ("token_f1", "semantic_similarity")]
+            row += [_counted(_mean(r, "answers", m, r.answers.mean[m]), r.answers.measured[m])
+                    if r.answers is not None and m in r.answers.mean else "-" for m in judged]
         table.add_row(*map(Text, row))
     console.print(table)
-    console.print(Text(LEGEND + (ANSWER_LEGEND if answers else ""), style="dim"))
+    settings = result.settings
+    ci = (f" [low, high]: the {settings.confidence:.0%} interval of each mean over its queries ({settings.ci})."
+          if settings.ci else "")
+    console.print(Text(LEGEND + (ANSWER_LEGEND if answers else "") + ci, style="dim"))
+    corrected = [v.describe(f"{r.name} {metric}", 3) for r in result.results for metric, v in r.human.items()]
+    corrected += [f"not corrected: {name} {metric}: {why}" for name, by in
+                  (getattr(result, "human_labels", None) or {}).get("not_corrected", {}).items()
+                  for metric, why in by.items()]
+    if corrected:
+        console.print(Text("Corrected with human labels (PPI++):", style="bold"))
+        for line in corrected:
+            console.print(Text(f"- {line}"), soft_wrap=True)
     console.print(Text("In plain words:", style="bold"))
     for line in result.verdict:
         console.print(Text(f"- {line}"), soft_wrap=False)

@@ -75,6 +75,18 @@ def _round(value: float) -> float:
     return float(f"{value:.4g}")
 
 
+def _trust_lines(data: Mapping[str, Any]) -> list[str]:
+    """The means corrected with human labels, one sentence each, for the page's summary (the intervals of
+    ``--ci`` are in ``report.json``, ``report.md`` and ``report.txt``)."""
+    lines = [f"{name} {metric}: {r['text']}" for name, c in data["configurations"].items()
+             for metric, r in (c.get("human_labels") or {}).items()]
+    ci = data.get("intervals")
+    if ci:
+        lines.append(f"Intervals ({ci['method']}, {ci['confidence']:.0%}) of every mean: report.md, report.txt and "
+                     "report.json.")
+    return lines
+
+
 def bench_page(bench: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     """The page data of ``bench`` (a :class:`~rag_eval_adapters.bench.BenchResult`), given its ``report.json``
     dictionary ``data``: what :func:`rag_eval_adapters.reports.html.write_html_report` draws."""
@@ -134,7 +146,7 @@ def bench_page(bench: Any, data: Mapping[str, Any]) -> dict[str, Any]:
               **({"p_adjusted": adjusted_p(t)} if adjusted_p(t) is not None else {})}
              for t in comparison["tests"]]
     return {
-        "title": "rag-eval bench report", "summary": intro_lines(data) + [data["relevance"]],
+        "title": "rag-eval bench report", "summary": intro_lines(data) + [data["relevance"]] + _trust_lines(data),
         "verdict": list(data["verdict"]), "headline": headline, "families": list(METRIC_DEFINITIONS), "ks": ks,
         "extra_metrics": answer_metrics, "query_types": dict(data["query_types"]), "configurations": configs,
         "tests": tests, "questions": questions, "query_metrics": query_metrics, "per_query": per_query,

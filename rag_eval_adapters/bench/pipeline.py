@@ -37,7 +37,11 @@ EVAL_MODES = {"all": QUESTION_TYPES, "literal": ("literal",),
 
 @dataclass
 class BenchSettings:
-    """Every setting of a benchmark run (recorded in ``report.json``)."""
+    """Every setting of a benchmark run (recorded in ``report.json``).
+
+    ``ci`` gives every mean of the report its interval (``"t"``, ``"normal"`` or ``"bootstrap"``, named in the
+    tables; None: none) and ``confidence`` their coverage, also that of the means corrected with human labels.
+    """
 
     ks: tuple[int, ...] = (1, 3, 5, 10, 20)
     candidates: int = 50
@@ -48,11 +52,17 @@ class BenchSettings:
     worst: int = 5
     seed: int = 0
     correction: str = "holm"
+    ci: str | None = None
+    confidence: float = 0.95
 
     def __post_init__(self) -> None:
+        from ..intervals import INTERVAL_METHODS, check_confidence
         from ..multitest import check_correction
 
         self.correction = check_correction(self.correction)
+        if self.ci is not None and self.ci not in INTERVAL_METHODS:
+            raise ValueError(f"ci must be None or one of {', '.join(INTERVAL_METHODS)}, got {self.ci!r}")
+        self.confidence = check_confidence(self.confidence)
         if self.eval_mode not in EVAL_MODES:
             raise ValueError(f"eval_mode must be one of {', '.join(EVAL_MODES)}, got {self.eval_mode!r}")
         if not self.ks:
@@ -83,6 +93,7 @@ class BenchResult:
     output_dir: Path | None = None
     provenance: dict[str, Any] = field(default_factory=dict)
     judgments: dict[str, Any] = field(default_factory=dict)
+    human_labels: dict[str, Any] = field(default_factory=dict)
 
     def result(self, name: str) -> ConfigResult:
         """The configuration called ``name`` (``"s256o32/bm25"``, ``"s256o32/bm25+lexical"``)."""
@@ -210,6 +221,7 @@ def run_bench(
     show_progress: bool = False,
     judge: Any = None,
     judge_unlabelled: bool = False,
+    human_labels: Any = None,
     log: Callable[[str], None] | None = None,
 ) -> BenchResult:
     """Benchmark every chunking x retriever (x reranker) on a test set; write the report folder.
@@ -244,6 +256,12 @@ def run_bench(
     output_dir : path, optional
         Where ``report.json``, ``report.md``, ``report.txt``, charts, runs and qrels are written; not inside a
         documents folder (``ValueError``: a second run would read the reports as documents).
+    human_labels : path or mapping, optional
+        Human labels of some queries (JSONL, :func:`~rag_eval_adapters.human_labels.read_human_labels`, or
+        ``{run or None: {query_id: {metric: value}}}``), a line's ``run`` a configuration name (none: every
+        configuration): each configuration's labelled metrics (retrieval or answer metrics) get their mean
+        corrected with PPI++ (``ConfigResult.human``, at ``settings.confidence``). A label of an unknown
+        configuration, query or metric is a ``ValueError`` naming the line.
     show_progress : bool
         Progress bars (on a terminal).
     log : callable, optional
@@ -270,6 +288,17 @@ def run_bench(
     scorers = [(resolve_reranker(r, vectors), r if isinstance(r, str) else getattr(r, "name", "rerank"))
                for r in rerank_specs]
     _unique([r.name for r in retriever_objs], "retriever")
+    labels = None
+    if human_labels is not None:
+        from .answer_scores import answer_metric_keys
+        from .scoring import metric_keys
+        from .trust import check_labels, load_labels
+
+        labels = load_labels(human_labels)
+        names = [f"{c.name}/{r.name}{suffix}" for c in chunkers for r in retriever_objs
+                 for suffix in ["", *(f"+{label}" for _, label in scorers)]]
+        check_labels(labels, names, [c.query_id for c in cases], metric_keys(settings.ks),
+                     answer_metric_keys(judge) if e2e else [])
     chunks, qrels, unjudged, results = {}, {}, {}, []
     for chunker in _progress(chunkers, "chunkings", len(chunkers), show_progress):
         chunks[chunker.name] = _distinct_ids(chunker.split(docs), chunker.name)
@@ -297,8 +326,15 @@ def run_bench(
     if e2e:
         _answer_all(results, cases, chunks, chosen, vectors, settings, show_progress, say, judge)
     clock["answers"] = time.perf_counter()
+    _trust(results, settings, labels)
     result = BenchResult(results, cases, docs, chunks, qrels, unjudged, settings, output_dir=None,
                          judgments=judgments)
+    if labels is not None:
+        from .trust import uncorrected
+
+        result.human_labels = {"source": labels.source, "lines": labels.count, "method": "ppi++",
+                               "confidence": settings.confidence,
+                               "not_corrected": {r.name: why for r in results if (why := uncorrected(r, labels))}}
     if judge is not None:
         answer_model = getattr(getattr(chosen, "llm", None), "name", None)  # an LLM answerer's model
         result.judgments["judge"] = {**judge.describe(answer_model), "usage": judge.usage.to_dict()}
@@ -310,6 +346,17 @@ def run_bench(
         say(f"writing the report to {output_dir}")
         write_report(result, Path(output_dir))
     return result
+
+
+def _trust(results: list[ConfigResult], settings: BenchSettings, labels: Any) -> None:
+    """Each configuration's intervals (``settings.ci``) and means corrected with the human labels."""
+    from .trust import corrected_config_means, mean_intervals
+
+    for r in results:
+        if settings.ci:
+            r.intervals = mean_intervals(r, settings.ci, settings.confidence, settings.seed)
+        if labels is not None:
+            r.human = corrected_config_means(r, labels, confidence=settings.confidence)
 
 
 def _judge_unlabelled(results: list[ConfigResult], cases: list[TestCase], chunks: dict, qrels: dict, judge: Any,

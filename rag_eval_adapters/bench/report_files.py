@@ -91,6 +91,11 @@ def _config_dict(result: Any, bench: Any, metric: str, texts: dict, docs: dict) 
         "answers": _answers(result),
         "answer_errors": result.answer_errors,
         "seconds": round(result.seconds, 3),
+        "intervals": {part: {"all": {k: iv.to_dict() for k, iv in by["all"].items()},
+                             "by_query_type": {t: {k: iv.to_dict() for k, iv in ivs.items()}
+                                               for t, ivs in by["by_query_type"].items()}}
+                      for part, by in result.intervals.items()},
+        "human_labels": {k: r.to_dict() for k, r in result.human.items()},
     }
 
 
@@ -109,6 +114,9 @@ def report_dict(bench: Any) -> dict[str, Any]:
         "comparison": bench.comparison.to_dict() if bench.comparison is not None else None,
         "judgments": bench.judgments,
         "verdict": bench.verdict,
+        "intervals": ({"method": bench.settings.ci, "confidence": bench.settings.confidence}
+                      if bench.settings.ci else None),
+        "human_labels": bench.human_labels or None,
         "timings": bench.timings,
         "usage": bench.usage,
     }

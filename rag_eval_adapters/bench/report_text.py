@@ -5,13 +5,32 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["sections", "render_markdown", "render_text", "intro_lines"]
+__all__ = ["sections", "render_markdown", "render_text", "intro_lines", "interval_note"]
 
 Section = tuple[str, list[str], list[list[str]], list[str]]  # title, header, rows, notes
 
 
 def _f(value: Any) -> str:
     return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def _with(c: dict, part: str, key: str, value: Any, group: str | None = None) -> str:
+    """``value`` formatted, with its interval ``[low, high]`` when the report has intervals (``--ci``)."""
+    by = (c.get("intervals") or {}).get(part)
+    if not by or not isinstance(value, float):
+        return _f(value)
+    interval = (by["all"] if group in (None, "all") else by["by_query_type"].get(group, {})).get(key)
+    return _f(value) + (f" [{interval['low']:.3f}, {interval['high']:.3f}]" if interval else "")
+
+
+def interval_note(data: dict) -> list[str]:
+    """The note naming the intervals of the means (``[]`` without ``--ci``)."""
+    ci = data.get("intervals")
+    if not ci:
+        return []
+    how = {"t": "Student's t", "normal": "normal", "bootstrap": "percentile bootstrap"}.get(ci["method"], ci["method"])
+    return [f"[low, high]: the {ci['confidence']:.0%} interval of each mean over its queries ({ci['method']}: "
+            f"{how})."]
 
 
 def _cut(text: str, n: int = 160) -> str:
@@ -26,18 +45,20 @@ def _ks(data: dict) -> list[int]:
 def _retrieval(data: dict) -> Section:
     ks = [k for k in _ks(data) if k in (1, 5, 10)] or _ks(data)[:2]
     keys = [f"{m}@{k}" for m in ("hit_rate", "recall", "precision", "mrr", "ndcg") for k in ks]
-    rows = [[name, c["stage"], *[_f(c["mean"][k]) for k in keys]] for name, c in data["configurations"].items()]
-    notes = [f"{m}: {d}" for m, d in data["metric_definitions"].items()] + [data["relevance"]]
+    rows = [[name, c["stage"], *[_with(c, "retrieval", k, c["mean"][k]) for k in keys]]
+            for name, c in data["configurations"].items()]
+    notes = [f"{m}: {d}" for m, d in data["metric_definitions"].items()] + [data["relevance"]] + interval_note(data)
     return ("Retrieval, all evaluated queries", ["configuration", "stage", *keys], rows, notes)
 
 
 def _by_type(data: dict) -> Section:
     metric = data["headline_metric"]
     types = list(data["query_types"])
-    rows = [[name] + [_f(c["by_query_type"].get(t, {}).get("mean", {}).get(metric, "-")) for t in types]
-            + [_f(c["mean"][metric])] for name, c in data["configurations"].items()]
+    rows = [[name] + [_with(c, "retrieval", metric, c["by_query_type"].get(t, {}).get("mean", {}).get(metric, "-"), t)
+                      for t in types] + [_with(c, "retrieval", metric, c["mean"][metric])]
+            for name, c in data["configurations"].items()]
     header = ["configuration"] + [f"{t} ({data['query_types'][t]})" for t in types] + ["all"]
-    return (f"{metric} by query type", header, rows, [])
+    return (f"{metric} by query type", header, rows, interval_note(data))
 
 
 def _rerank(data: dict) -> Section:
@@ -45,9 +66,12 @@ def _rerank(data: dict) -> Section:
     rows = []
     for name, c in confs.items():
         if c["reranker"]:
-            base = confs[f"{c['chunking']}/{c['retriever']}"]["mean"][metric]
-            rows.append([name, _f(base), _f(c["mean"][metric]), f"{c['mean'][metric] - base:+.3f}"])
-    return (f"Before and after reranking ({metric})", ["configuration", "before", "after", "change"], rows, [])
+            first = confs[f"{c['chunking']}/{c['retriever']}"]
+            base = first["mean"][metric]
+            rows.append([name, _with(first, "retrieval", metric, base), _with(c, "retrieval", metric, c["mean"][metric]),
+                         f"{c['mean'][metric] - base:+.3f}"])
+    return (f"Before and after reranking ({metric})", ["configuration", "before", "after", "change"], rows,
+            interval_note(data))
 
 
 def _tests(data: dict) -> Section:
@@ -92,12 +116,13 @@ def _answers(data: dict) -> Section:
         for group, values in groups + list((a.get("by_query_type") or {}).items()):
             means, measured = (values or {}).get("mean"), (values or {}).get("measured") or {}
             if means:
-                row = [name, group, _f(means["token_f1"]), _f(means["semantic_similarity"])]
-                row += [(_f(means[k]) + (f" (n={measured[k]})" if k in measured else "")) if k in means else "-"
-                        for k, _ in judged]
+                row = [name, group] + [_with(c, "answers", k, means[k], group)
+                                       for k in ("token_f1", "semantic_similarity")]
+                row += [(_with(c, "answers", k, means[k], group) + (f" (n={measured[k]})" if k in measured else ""))
+                        if k in means else "-" for k, _ in judged]
                 rows.append(row)
     answerer = (data["usage"].get("answerer") or {}).get("name", "-")
-    notes = ["semantic similarity: cosine of E5 embeddings; unrelated texts score about 0.75."]
+    notes = ["semantic similarity: cosine of E5 embeddings; unrelated texts score about 0.75."] + interval_note(data)
     judge = (data.get("judgments") or {}).get("judge")
     if judge:
         notes.append(f"judged by {judge['judge_model']} (prompt {judge['prompt_version']}); means over the answers "
@@ -105,6 +130,20 @@ def _answers(data: dict) -> Section:
         notes += [f"warning: {w}" for w in judge.get("warnings") or []]
     return (f"Answers ({answerer})", ["configuration", "query type", "token F1", "semantic similarity"]
             + [label for _, label in judged], rows, notes)
+
+
+def _human(data: dict) -> Section:
+    rows = [[name, metric, _f(r["judge_mean"]), _f(r["estimate"]), f"[{r['low']:.3f}, {r['high']:.3f}]", str(r["n"]),
+             f"{r['method']} {r['confidence']:.0%}"]
+            for name, c in data["configurations"].items() for metric, r in (c.get("human_labels") or {}).items()]
+    human = data.get("human_labels") or {}
+    source = human.get("source")
+    notes = ["corrected: the judge's or metric's mean corrected with the human labels (PPI++, Angelopoulos et al. "
+             "2023), its interval over every scored query" + (f"; labels from {source}" if source else "") + "."]
+    notes += [f"not corrected: {name} {metric}: {why}" for name, by in (human.get("not_corrected") or {}).items()
+              for metric, why in by.items()]
+    return ("Means corrected with human labels", ["configuration", "metric", "judge/metric mean", "corrected",
+                                                   "interval", "human labels", "method"], rows, notes)
 
 
 def _worst(data: dict) -> Section:
@@ -127,6 +166,8 @@ def sections(data: dict) -> list[Section]:
     out.append(_tests(data))
     if any(c.get("answers") for c in data["configurations"].values()):
         out.append(_answers(data))
+    if data.get("human_labels"):
+        out.append(_human(data))
     out.append(_worst(data))
     return out
 

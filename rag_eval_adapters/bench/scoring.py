@@ -42,7 +42,9 @@ def headline_metric(ks: Sequence[int]) -> str:
 
 @dataclass
 class ConfigResult:
-    """One configuration's run and scores."""
+    """One configuration's run and scores; ``intervals`` the intervals of its means (``{"retrieval": {"all": {metric:
+    MeanInterval}, "by_query_type": {...}}, "answers": {...}}``, with ``BenchSettings.ci``) and ``human`` its
+    means corrected with human labels (``{metric: PPIInterval}``)."""
 
     name: str
     chunking: str
@@ -56,6 +58,8 @@ class ConfigResult:
     answer_errors: dict[str, str] = field(default_factory=dict)
     answer_texts: dict[str, str] = field(default_factory=dict)
     judged: dict[str, float] = field(default_factory=dict)
+    intervals: dict[str, Any] = field(default_factory=dict)
+    human: dict[str, Any] = field(default_factory=dict)
 
     @property
     def stage(self) -> str:

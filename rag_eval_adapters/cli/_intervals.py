@@ -9,16 +9,23 @@ from ..intervals import INTERVAL_METHODS
 from ._errors import CLIError, one_line
 
 
-def add_interval_options(parser: argparse.ArgumentParser) -> None:
-    """Add ``--ci METHOD``, ``--human-labels FILE`` and ``--confidence``."""
+def add_ci_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--ci METHOD`` and ``--confidence``."""
     parser.add_argument("--ci", choices=INTERVAL_METHODS, metavar="METHOD",
                         help="give every mean its interval: t (Student's t), normal or bootstrap; the output names "
                              "the method (JSON: intervals)")
-    parser.add_argument("--human-labels", metavar="FILE",
-                        help="JSONL of human labels for some queries ({query_id, <metric>: value}): a labelled "
-                             "metric's mean is corrected with them (PPI++) and its interval says so")
     parser.add_argument("--confidence", type=float, default=0.95, metavar="C",
                         help="coverage of the intervals (default 0.95)")
+
+
+def add_interval_options(parser: argparse.ArgumentParser, *, labels_help: str | None = None) -> None:
+    """Add ``--ci METHOD``, ``--human-labels FILE`` (``labels_help`` its help, if the command's differs) and
+    ``--confidence``."""
+    add_ci_options(parser)
+    parser.add_argument("--human-labels", metavar="FILE",
+                        help=labels_help or "JSONL of human labels for some queries ({query_id, <metric>: value}): "
+                                            "a labelled metric's mean is corrected with them (PPI++) and its "
+                                            "interval says so")
 
 
 def intervals_from_args(report: Any, args: argparse.Namespace, run: str | None = None) -> dict[str, Any] | None:

@@ -33,6 +33,27 @@ def llm_from_args(args: argparse.Namespace, *, require_key: bool = True, **optio
         raise CLIError(one_line(str(exc))) from None
 
 
+def add_judge_options(parser: argparse.ArgumentParser, *, required: bool = False, model_help: str,
+                      api_key_env: bool = True) -> None:
+    """Add ``--judge-model`` (``required`` or not), ``--judge-base-url`` and (``api_key_env``) ``--judge-api-key-env``."""
+    parser.add_argument("--judge-model", required=required, metavar="M", help=model_help)
+    parser.add_argument("--judge-base-url", metavar="URL",
+                        help="the judge's OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp); default OpenAI")
+    if api_key_env:
+        parser.add_argument("--judge-api-key-env", metavar="NAME",
+                            help="environment variable holding the judge's key (default the provider's: "
+                                 "OPENAI_API_KEY)")
+
+
+def judge_llm(model: str, base_url: str | None, api_key_env: str | None = None, **options: Any) -> Any:
+    """The judge's chat LLM (:func:`~rag_eval_adapters.modelcalls.resolve_llm`); a bad name or a missing key is a
+    :class:`CLIError` starting ``the judge:``."""
+    try:
+        return resolve_llm(model, base_url=base_url, api_key_env=api_key_env, **options)
+    except ValueError as exc:
+        raise CLIError(f"the judge: {one_line(str(exc))}") from None
+
+
 def add_embedder_options(parser: argparse.ArgumentParser, *, what: str) -> None:
     """Add ``--embedder NAME`` and ``--base-url`` (for a remote embedder)."""
     parser.add_argument("--embedder", default="e5", metavar="NAME",

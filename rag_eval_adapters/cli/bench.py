@@ -8,9 +8,10 @@ from typing import Any, TextIO
 
 from ..multitest import CORRECTIONS
 from ._errors import CLIError, one_line
-from ._io import MAX_RESAMPLES, check_count
+from ._intervals import add_interval_options
+from ._io import MAX_RESAMPLES, check_confidence, check_count
 from ._metrics import parse_ks
-from ._models import add_llm_options, llm_from_args
+from ._models import add_llm_options, judge_llm, llm_from_args
 from ._progress import progress_enabled
 
 
@@ -62,6 +63,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--correction", choices=CORRECTIONS, default="holm",
                    help="how the p-values of the paired tests are adjusted together (default holm; bh: "
                         "Benjamini-Hochberg)")
+    add_interval_options(p, labels_help="JSONL of human labels for some questions ({query_id, run (a "
+                                        "configuration, e.g. s256o32/bm25; none: every one), <metric>: value}): "
+                                        "each labelled metric's mean (retrieval or answer metric) is also given "
+                                        "corrected with them (PPI++), with its interval and the number of labels")
     p.add_argument("--cache-dir", metavar="DIR", help="embedding cache (default OUTPUT/.cache)")
     p.add_argument("--output", "-o", required=True, metavar="DIR",
                    help="report folder (not inside the documents folder; one holding a report needs --force)")
@@ -87,13 +92,16 @@ def _check_args(args: argparse.Namespace) -> None:
         raise CLIError(f"documents not found: {args.documents}")
     out = Path(args.output).resolve()
     written = {out / name for name in REPORT_FILES}
-    for given in (args.documents, args.testset):
+    for given in (args.documents, args.testset, args.human_labels):
         if not given:
             continue
         path = Path(given).resolve()
         if path == out or path in written or path.parent.name in ("runs", "qrels", "charts") and path.parent.parent == out:
             raise CLIError(f"--output {args.output} would write over the input {given}; write the report elsewhere")
     check_count(args.permutations, "--permutations", maximum=MAX_RESAMPLES)
+    check_confidence(args.confidence)
+    if args.human_labels and args.human_labels != "-" and not Path(args.human_labels).is_file():
+        raise CLIError(f"human labels file not found: {args.human_labels}")
     if (args.judge or args.judge_unlabelled) and not (args.judge_model or args.llm_model):
         raise CLIError("--judge and --judge-unlabelled need a judge: give --judge-model (and --judge-base-url for a "
                        "local server)")
@@ -131,13 +139,8 @@ def _judge(args: argparse.Namespace) -> Any:
     if not (args.judge or args.judge_unlabelled):
         return None
     from ..judges import LLMJudge
-    from ..modelcalls import resolve_llm
 
-    try:
-        llm = resolve_llm(args.judge_model or args.llm_model, base_url=args.judge_base_url or args.llm_base_url,
-                          api_key_env=args.llm_api_key_env)
-    except ValueError as exc:
-        raise CLIError(f"the judge: {one_line(str(exc))}") from None
+    llm = judge_llm(args.judge_model or args.llm_model, args.judge_base_url or args.llm_base_url, args.llm_api_key_env)
     return LLMJudge(llm, cache=_cache_file(args, "judge.sqlite"))
 
 
@@ -188,12 +191,14 @@ def cmd_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             args.testset = _generate(args, (args.chunking or ["256:32"])[0], stderr)
         settings = BenchSettings(ks=tuple(parse_ks(args.k) or (1, 3, 5, 10, 20)), candidates=args.candidates,
                                  eval_mode=args.eval_mode, e2e_limit=0 if args.skip_e2e else args.e2e_limit,
-                                 permutations=args.permutations, correction=args.correction)
+                                 permutations=args.permutations, correction=args.correction, ci=args.ci,
+                                 confidence=args.confidence)
         result = run_bench(args.documents, args.testset, chunkings=args.chunking or ["256:32", "512:64"],
                            retrievers=args.retriever or DEFAULT_RETRIEVERS, rerankers=args.rerank or DEFAULT_RERANKERS,
                            settings=settings, answerer=_answerer(args), output_dir=args.output,
                            cache_dir=args.cache_dir, show_progress=shown, log=log,
-                           judge=_judge(args), judge_unlabelled=args.judge_unlabelled)
+                           judge=_judge(args), judge_unlabelled=args.judge_unlabelled,
+                           human_labels=args.human_labels)
     except (ValueError, TypeError, ModelCallError, CacheError) as exc:
         raise CLIError(one_line(str(exc))) from None
     except OSError as exc:

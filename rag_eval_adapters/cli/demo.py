@@ -7,6 +7,7 @@ from typing import Any, TextIO
 
 from ..multitest import CORRECTIONS
 from ._errors import CLIError, one_line
+from ._intervals import add_ci_options
 from ._progress import progress_enabled
 
 
@@ -23,18 +24,21 @@ def add_parser(sub: Any) -> None:
     dm.add_argument("--correction", choices=CORRECTIONS, default="holm",
                     help="how the p-values of the paired tests are adjusted together (default holm; bh: "
                          "Benjamini-Hochberg)")
+    add_ci_options(dm)
     dm.add_argument("--cache-dir", metavar="DIR", help="embedding cache (default OUTPUT_DIR/.cache)")
     dm.set_defaults(func=cmd_demo)
 
 
 def cmd_demo(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from ..demo import run_demo
-    from ._io import MAX_RESAMPLES, check_count
+    from ._io import MAX_RESAMPLES, check_confidence, check_count
 
     check_count(args.permutations, "--permutations", maximum=MAX_RESAMPLES)
+    check_confidence(args.confidence)
     try:
         run_demo(output_dir=args.output_dir, stdout=stdout, stderr=stderr, show_progress=progress_enabled(stderr),
-                 permutations=args.permutations, cache_dir=args.cache_dir, correction=args.correction)
+                 permutations=args.permutations, cache_dir=args.cache_dir, correction=args.correction,
+                 ci=args.ci, confidence=args.confidence)
     except (ValueError, TypeError) as exc:
         raise CLIError(one_line(str(exc))) from None
     except OSError as exc:

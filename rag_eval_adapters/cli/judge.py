@@ -9,6 +9,7 @@ from typing import Any, TextIO
 
 from ._errors import CLIError, one_line
 from ._io import check_count, check_inputs, check_outputs, output_format
+from ._models import add_judge_options, judge_llm
 from ._output import FORMATS, emit, emit_page, with_groups
 from ._progress import progress_enabled
 
@@ -29,10 +30,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("-m", "--metric", action="append", metavar="METRIC",
                    help="faithfulness, answer_correctness (_precision, _recall), context_relevance (repeatable or "
                         "comma-separated; default faithfulness)")
-    p.add_argument("--judge-model", required=True, metavar="M", help="the judge model, e.g. gpt-4o-mini")
-    p.add_argument("--judge-base-url", metavar="URL", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp)")
-    p.add_argument("--judge-api-key-env", metavar="NAME",
-                   help="environment variable holding the key (default the provider's: OPENAI_API_KEY)")
+    add_judge_options(p, required=True, model_help="the judge model, e.g. gpt-4o-mini")
     p.add_argument("--answer-model", metavar="M", help="the model that wrote the answers (warns when it is the judge)")
     p.add_argument("--cache", metavar="FILE",
                    help="SQLite file of the judge's replies (default: FILE.judge-cache.sqlite beside the input)")
@@ -73,13 +71,10 @@ def _records(path: str) -> list[dict[str, Any]]:
 
 def _judge(args: argparse.Namespace, stderr: TextIO) -> Any:
     from ..judges import LLMJudge
-    from ..modelcalls import Prices, resolve_llm
+    from ..modelcalls import Prices
 
-    try:
-        llm = resolve_llm(args.judge_model, base_url=args.judge_base_url, api_key_env=args.judge_api_key_env,
-                          require_key=not args.dry_run, timeout=args.timeout)
-    except ValueError as exc:
-        raise CLIError(f"the judge: {one_line(str(exc))}") from None
+    llm = judge_llm(args.judge_model, args.judge_base_url, args.judge_api_key_env, require_key=not args.dry_run,
+                    timeout=args.timeout)
     prices = Prices(args.price_input, args.price_output) if args.price_input is not None else None
     cache = None if args.no_cache else (args.cache or f"{args.input}.judge-cache.sqlite")
     return LLMJudge(llm, cache=cache, max_concurrency=args.max_concurrency, max_per_second=args.max_per_second,

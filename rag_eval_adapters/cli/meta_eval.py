@@ -7,7 +7,7 @@ from typing import Any, TextIO
 
 from ._errors import CLIError, one_line
 from ._io import check_confidence, check_count, check_inputs, check_outputs, output_format
-from ._models import add_embedder_options, embedder_from_args
+from ._models import add_embedder_options, add_judge_options, embedder_from_args, judge_llm
 from ._output import emit
 
 BUILTINS = ("ragchecker",)
@@ -45,8 +45,17 @@ def add_parser(sub: Any) -> None:
                    help="an answer metric to measure: exact_match, token_f1, rouge_l, semantic_similarity "
                         "(offline E5) or any name of `rag-eval answers` (repeatable or comma-separated; "
                         "default token_f1)")
-    # An LLM judge (issue 22's judges package) joins here as one more scorer: --judge NAME, scored on the same
-    # answers and references and measured by the same meta_evaluate call as the metrics below.
+    p.add_argument("--judge", action="append", metavar="METRIC",
+                   help="also measure an LLM judge (--judge-model) as one more scorer: answer_correctness "
+                        "(claim F1 against the reference answer; _precision, _recall its parts); repeatable. A "
+                        "question the judge cannot score (refusal, invalid output, failed call) is dropped for it "
+                        "and counted")
+    add_judge_options(p, model_help="the judge model for --judge (a model name, or openai:MODEL)")
+    p.add_argument("--cache", metavar="FILE",
+                   help="SQLite file of the judge's replies, so nothing paid for is lost and a re-run calls nothing "
+                        "(default: DATA.judge-cache.sqlite beside --data, ragchecker.judge-cache.sqlite in the "
+                        "current folder for --builtin)")
+    p.add_argument("--no-cache", action="store_true", help="keep no cache of the judge's replies (a re-run pays again)")
     p.add_argument("--label", action="append", metavar="LABEL",
                    help="the human labels to test against (repeatable; default all: correctness, completeness, "
                         "overall)")
@@ -74,12 +83,40 @@ def _scorers(args: argparse.Namespace) -> dict[str, Any]:
     except (TypeError, ValueError) as exc:
         raise CLIError(one_line(str(exc))) from None
     embedder = embedder_from_args(args.embedder, args.base_url) if any(m.needs_embedder for m in metrics) else None
-    return {m.key: AnswerScorer(m, embedder) for m in metrics}
+    scorers: dict[str, Any] = {m.key: AnswerScorer(m, embedder) for m in metrics}
+    if args.judge:
+        scorers.update(_judges(args))
+    return scorers
+
+
+def _judge_cache(args: argparse.Namespace) -> str | None:
+    """The SQLite file of the judge's replies (``--cache``, else beside ``--data``, else in the current folder)."""
+    if args.no_cache:
+        return None
+    return args.cache or (f"{args.data}.judge-cache.sqlite" if args.data else "ragchecker.judge-cache.sqlite")
+
+
+def _judges(args: argparse.Namespace) -> dict[str, Any]:
+    """``{name: JudgeScorer}`` of every ``--judge METRIC``, on one judge (``--judge-model``) and its cache."""
+    from ..agreement import JudgeScorer
+    from ..judges import LLMJudge
+
+    names = list(dict.fromkeys(n.strip() for item in args.judge for n in item.split(",") if n.strip()))
+    if not args.judge_model:
+        raise CLIError("--judge needs a judge: give --judge-model (and --judge-base-url for a local server)")
+    judge = LLMJudge(judge_llm(args.judge_model, args.judge_base_url, args.judge_api_key_env),
+                     cache=_judge_cache(args))
+    try:
+        scorers = [JudgeScorer(judge, name) for name in names]
+    except ValueError as exc:
+        raise CLIError(f"--judge: {one_line(str(exc))}") from None
+    return {s.name: s for s in scorers}
 
 
 def cmd_meta_eval(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from ..agreement import STATISTICS, load_ragchecker, meta_evaluate
     from ..agreement.render import render_meta_evaluation
+    from ..modelcalls import CacheError, ModelCallError
 
     check_count(args.bootstrap, "--bootstrap", maximum=1_000_000)
     check_confidence(args.confidence)
@@ -96,7 +133,11 @@ def cmd_meta_eval(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
     inputs = [(args.data, "judgements")] if args.data else []
     inputs += [(args.scores, "scores"), (args.labels, "labels")] if args.scores else []
     check_inputs(inputs)
-    check_outputs([p for p, _ in inputs], output=args.output)
+    if not args.judge and (args.judge_model or args.judge_base_url or args.cache):
+        raise CLIError("--judge-model, --judge-base-url and --cache go with --judge METRIC (the judge to measure)")
+    if args.judge and args.scores:
+        raise CLIError("--judge scores answers: give --builtin or --data (with --scores the values are given)")
+    check_outputs([p for p, _ in inputs], output=args.output, cache=_judge_cache(args) if args.judge else None)
     fmt = output_format(args.format, args.output)
     if fmt not in ("table", "markdown", "csv", "json"):
         raise CLIError(f"--output: meta-eval writes table, markdown, csv or json, not {fmt}")
@@ -113,9 +154,17 @@ def cmd_meta_eval(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
                                source=args.builtin or args.data)
     except (TypeError, ValueError, SyntaxError) as exc:
         raise CLIError(one_line(str(exc))) from None
+    except (ModelCallError, CacheError) as exc:  # a configuration error every call would repeat (401, 404...)
+        raise CLIError(f"the judge: {one_line(str(exc))}") from None
     except OSError as exc:
         raise CLIError(f"cannot read {exc.filename}: {exc.strerror or exc}") from None
     emit(render_meta_evaluation(result, fmt, statistics), args.output, stdout, stderr)
+    judge = next((s.judge for s in scorers.values() if hasattr(s, "judge")), None)
+    if judge is not None:
+        usage = judge.usage
+        print(f"rag-eval: judge {judge.name}: {usage.calls} calls, {usage.cache_hits} from the cache"
+              + (f" ({_judge_cache(args)})" if _judge_cache(args) else ", no cache")
+              + f", {usage.input_tokens} input and {usage.output_tokens} output tokens", file=stderr)
     return 0
 
 

@@ -61,13 +61,17 @@ def run_demo(
     permutations: int = 2000,
     cache_dir: str | Path | None = None,
     correction: str = "holm",
+    ci: str | None = None,
+    confidence: float = 0.95,
 ) -> Any:
     """Run the demo benchmark (see the module docstring); returns the :class:`~rag_eval_adapters.bench.BenchResult`.
 
     Prints the table and the verdict to ``stdout`` and the report location to ``stderr``; writes the report
     folder (``report.html``, ``report.json``, ``report.md``, ``report.txt``, ``charts/``, ``runs/``, ``qrels/``) into
     ``output_dir``. The embedding cache lives in ``output_dir/.cache`` unless ``cache_dir`` is given, so a
-    second run is fast. ``correction`` adjusts the paired tests' p-values together (Holm's by default).
+    second run is fast. ``correction`` adjusts the paired tests' p-values together (Holm's by default); ``ci``
+    (``"t"``, ``"normal"`` or ``"bootstrap"``) gives every mean of the tables its interval, of coverage
+    ``confidence``, the method named.
     """
     from rich.console import Console
     from rich.text import Text
@@ -82,7 +86,8 @@ def run_demo(
         f"rag-eval demo: 8 shipped documents, 72 typed questions (literal, paraphrase, scenario) with evidence "
         f"spans; chunkings {' and '.join(DEMO_CHUNKINGS)} (tokens, SentenceSplitter), retrievers "
         f"{', '.join(DEMO_RETRIEVERS)}, reranker {DEMO_RERANKER}; extractive answers to {DEMO_E2E_LIMIT} questions."))
-    settings = BenchSettings(e2e_limit=DEMO_E2E_LIMIT, permutations=permutations, correction=correction)
+    settings = BenchSettings(e2e_limit=DEMO_E2E_LIMIT, permutations=permutations, correction=correction, ci=ci,
+                             confidence=confidence)
     result = run_bench(data_path("documents.jsonl"), data_path("testset.jsonl"), chunkings=DEMO_CHUNKINGS,
                        retrievers=DEMO_RETRIEVERS, rerankers=[DEMO_RERANKER], settings=settings,
                        output_dir=output_dir, cache_dir=cache_dir, show_progress=show_progress)
