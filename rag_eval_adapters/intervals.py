@@ -144,7 +144,8 @@ def _t_quantile(confidence: float, df: int) -> float:
 
 
 def mean_interval(values: Sequence[float], *, method: str = "t", confidence: float = 0.95,
-                  n_bootstrap: int = 2000, seed: int | None = 0) -> MeanInterval:
+                  n_bootstrap: int = 2000, seed: int | None = 0,
+                  bounds: tuple[float, float] | None = None) -> MeanInterval:
     """The mean of ``values`` and its interval by ``method`` (``"t"``, ``"normal"`` or ``"bootstrap"``).
 
     Parameters
@@ -159,15 +160,29 @@ def mean_interval(values: Sequence[float], *, method: str = "t", confidence: flo
         Resamples of the bootstrap.
     seed : int or None
         Seed of the bootstrap.
+    bounds : (float, float), optional
+        The range the true mean cannot leave (``(0, 1)`` for a metric in [0, 1]): a t or normal interval
+        reaching past it is cut to it, which keeps every true value it covered (``1.04`` is never shown for a hit
+        rate). The bootstrap's bounds are means of resamples, so they never leave the values' range.
 
     Returns
     -------
     MeanInterval
+
+    Examples
+    --------
+    >>> mean_interval([1.0, 1.0, 1.0, 0.0], method="t", bounds=(0.0, 1.0))
+    MeanInterval(0.75 [0, 1], t 95%, n=4)
     """
     if method not in INTERVAL_METHODS:
         raise ValueError(f"unknown interval {method!r}; choose one of {', '.join(INTERVAL_METHODS)}")
     confidence = check_confidence(confidence)
     x = check_values(values, "values")
+    if bounds is not None:
+        limits = check_values(bounds, "bounds", minimum=2)
+        if limits.size != 2 or not limits[0] <= float(x.min()) <= float(x.max()) <= limits[1]:
+            raise ValueError(f"bounds must be (lowest, highest) around every value, got {tuple(bounds)!r} for "
+                             f"values in [{float(x.min()):g}, {float(x.max()):g}]")
     n, mean = x.size, float(x.mean())
     if n == 1 or float(np.ptp(x)) == 0.0:
         return MeanInterval(mean, mean, mean, confidence, method, n, 0.0 if method != "bootstrap" else None)
@@ -181,7 +196,10 @@ def mean_interval(values: Sequence[float], *, method: str = "t", confidence: flo
         return MeanInterval(mean, low_v, high_v, confidence, method, n, None)
     se = float(x.std(ddof=1)) / math.sqrt(n)
     q = t_quantile(confidence, n - 1) if method == "t" else normal_quantile(confidence)
-    return MeanInterval(mean, mean - q * se, mean + q * se, confidence, method, n, se)
+    low, high = mean - q * se, mean + q * se
+    if bounds is not None:
+        low, high = max(low, float(limits[0])), min(high, float(limits[1]))
+    return MeanInterval(mean, low, high, confidence, method, n, se)
 
 
 def report_intervals(report: Any, *, method: str = "t", confidence: float = 0.95, n_bootstrap: int = 2000,
@@ -190,7 +208,9 @@ def report_intervals(report: Any, *, method: str = "t", confidence: float = 0.95
 
     ``method`` names the interval (``"t"``, ``"normal"``, ``"bootstrap"``); a metric's unmeasured cells (a judge
     that could not score a query) are left out, as its mean leaves them out. ``query_ids`` limits the means to
-    those of the report's queries (e.g. one query type). For metrics with human labels on some queries,
+    those of the report's queries (e.g. one query type). The interval of a metric bounded by [0, 1] (every
+    registry metric but DCG, named or given as an object) is cut to [0, 1]. For metrics with human labels on some
+    queries,
     :func:`rag_eval_adapters.ppi.corrected_means` gives the prediction-powered intervals instead.
     """
     from .report import as_report
@@ -205,5 +225,18 @@ def report_intervals(report: Any, *, method: str = "t", confidence: float = 0.95
         column = values[:, j]
         column = column[~np.isnan(column)]  # a judge's unmeasured cells are NaN: the mean is of the measured ones
         if column.size:
-            out[key] = mean_interval(column, method=method, confidence=confidence, n_bootstrap=n_bootstrap, seed=seed)
+            out[key] = mean_interval(column, method=method, confidence=confidence, n_bootstrap=n_bootstrap, seed=seed,
+                                     bounds=(0.0, 1.0) if _in_unit_interval(report.metrics[j], column) else None)
     return out
+
+
+def _in_unit_interval(metric: Any, column: np.ndarray) -> bool:
+    """Whether ``metric`` is a registry metric bounded by [0, 1] (its object, or a name the registry reads)."""
+    if isinstance(metric, str):
+        from .measures import parse_metric
+
+        try:
+            metric = parse_metric(metric)
+        except (TypeError, ValueError):
+            return False
+    return bool(getattr(metric, "bounded", False)) and 0.0 <= float(column.min()) <= float(column.max()) <= 1.0

@@ -65,3 +65,31 @@ def test_a_judges_unmeasured_cells_are_left_out_as_the_report_mean_leaves_them()
     # a human label on the unmeasured query has no judge score to pair with: it is not used
     corrected = corrected_means(report, {"q1": {"faith": 0.0}, "q2": {"faith": 1.0}, "q3": {"faith": 1.0}})["faith"]
     assert corrected == ppi_mean([0.0, 1.0], [0.1, 0.2], [v for v in measured if v not in (0.1, 0.2)])
+
+
+def test_an_interval_is_cut_to_the_range_the_mean_cannot_leave():
+    near_one = [1.0, 1.0, 1.0, 1.0, 0.0]
+    free = mean_interval(near_one, method="t")
+    assert free.high > 1.0  # the symmetric t interval reaches past 1
+    cut = mean_interval(near_one, method="t", bounds=(0.0, 1.0))
+    assert (cut.low, cut.high, cut.estimate, cut.std_error) == (free.low, 1.0, free.estimate, free.std_error)
+    low = mean_interval([0.0, 0.0, 0.0, 0.0, 1.0], method="normal", bounds=(0.0, 1.0))
+    assert low.low == 0.0 and 0.0 < low.high < 1.0
+    with pytest.raises(ValueError, match=r"bounds must be \(lowest, highest\) around every value"):
+        mean_interval([0.5, 2.0], bounds=(0.0, 1.0))
+    with pytest.raises(ValueError, match="bounds must be"):
+        mean_interval([0.5], bounds=(0.0, 0.5, 1.0))
+
+
+def test_report_intervals_of_metrics_in_0_1_stay_in_0_1_and_dcg_is_not_cut():
+    from rag_eval_adapters import evaluate
+    from rag_eval_adapters.intervals import report_intervals
+
+    qrels = {f"q{i}": {"d1": 1} for i in range(6)}
+    run = {f"q{i}": {"d1": 2.0, "d2": 1.0} if i else {"d2": 2.0, "d1": 1.0} for i in range(6)}
+    report = evaluate(qrels, run, ["hit_rate@1", "dcg@2"])
+    out = report_intervals(report, method="t")
+    assert out["hit_rate@1"].high == 1.0 and out["hit_rate@1"].low > 0.0
+    dcg = report.column("dcg@2")
+    assert out["dcg@2"] == mean_interval(dcg, method="t")  # DCG is not bounded by 1: its interval is not cut
+    assert out["dcg@2"].high > 1.0
