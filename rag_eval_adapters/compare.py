@@ -60,7 +60,7 @@ from typing import Any
 import numpy as np
 
 from ._resampling import TOL as _TOL
-from ._resampling import bootstrap_interval, column_means, randomization_p_values
+from ._resampling import column_means, randomization_p_values, sequential_bootstrap
 from .multitest import Correction, adjust_p_values, check_correction
 from .report import Report, as_report
 from .validation import check_count, check_fraction, check_positive, check_seed
@@ -74,7 +74,14 @@ CI_TOLERANCE = 1e-3  # each bootstrap bound within 0.001 (the metric's scale) of
 
 @dataclass(frozen=True)
 class PairedComparison:
-    """Result of the paired tests of one metric between run A and run B (difference = B - A)."""
+    """Result of the paired tests of one metric between run A and run B (difference = B - A).
+
+    ``n_permutations`` and ``n_bootstrap`` are the sign vectors and resamples this metric drew;
+    ``max_permutations`` and ``max_bootstrap`` the caps it was given. ``p_value_rule`` says how the
+    randomization p-value was reached: ``"exceedances"`` (``h / L``, Besag and Clifford's sequential stop),
+    ``"cap"`` (``(1 + G) / (1 + n_permutations)`` after every vector of the cap) or ``"bound"`` (Hoeffding's
+    bound of the p-value of all ``2 ** n`` sign vectors, no vector drawn; see :mod:`rag_eval_adapters.compare`).
+    """
 
     metric: str
     run_a: str
@@ -92,6 +99,9 @@ class PairedComparison:
     n_permutations: int
     n_bootstrap: int
     adjusted_p_value: float | None = None
+    max_permutations: int | None = None
+    max_bootstrap: int | None = None
+    p_value_rule: str = "cap"
 
     @property
     def p_value(self) -> float:
@@ -257,7 +267,10 @@ def _matrix_tests(
     run_a: str,
     run_b: str,
     options: _Options,
+    means: tuple[list[float], list[float]] | None = None,
 ) -> list[PairedComparison]:
+    """The paired tests of every metric (column) between runs ``a`` and ``b`` (``queries x metrics``, rows
+    aligned); ``means`` are the columns' means when the caller has them."""
     n = a.shape[0]
     if n < 2:
         raise ValueError(
@@ -266,11 +279,13 @@ def _matrix_tests(
     if not (np.isfinite(a).all() and np.isfinite(b).all()):
         raise ValueError(f"per-query scores of {run_a!r} or {run_b!r} contain NaN or infinity")
     d = b - a
-    mean_a, mean_b, difference = column_means(a), column_means(b), column_means(d)
+    mean_a, mean_b = means if means is not None else (column_means(a), column_means(b))
+    difference = column_means(d)
     # two independent streams: how far the sign vectors go (set by the slowest metric) never moves the resamples
     signs, resamples = (np.random.default_rng(s) for s in np.random.SeedSequence(options.seed).spawn(2))
-    rand_p = randomization_p_values(d, options.n_permutations, signs, options.exceedances)
-    low, high = bootstrap_interval(d, options.n_bootstrap, options.confidence, resamples, options.ci_tolerance)
+    rand_p, permutations, rules = randomization_p_values(d, options.n_permutations, signs, options.exceedances)
+    low, high, drawn = sequential_bootstrap(d, options.n_bootstrap, options.confidence, resamples,
+                                            options.ci_tolerance, center=difference)
     out = []
     for j, metric in enumerate(metrics):
         (t_statistic,), (t_p,) = _t_tests(np.ascontiguousarray(d[:, j : j + 1]))  # each metric's own column
@@ -289,8 +304,11 @@ def _matrix_tests(
                 t_statistic=t_statistic,
                 t_test_p_value=t_p,
                 randomization_p_value=float(rand_p[j]),
-                n_permutations=options.n_permutations,
-                n_bootstrap=options.n_bootstrap,
+                n_permutations=int(permutations[j]),
+                n_bootstrap=int(drawn[j]),
+                max_permutations=options.n_permutations,
+                max_bootstrap=options.n_bootstrap,
+                p_value_rule=rules[j],
             )
         )
     return out
@@ -421,16 +439,19 @@ def _compare_matrices(
     options: _Options,
     correction: str = "holm",
     family: str = "all",
+    means: Mapping[str, list[float]] | None = None,
 ) -> Comparison:
-    """Means and paired tests from one ``queries x metrics`` matrix per run, rows aligned on ``query_ids``."""
-    mean = {
-        name: dict(zip(metrics, column_means(matrices[name]) if query_ids else [0.0] * len(metrics), strict=True))
-        for name in runs
-    }
+    """Means and paired tests from one ``queries x metrics`` matrix per run, rows aligned on ``query_ids``
+    (``means``: the runs' column means over those rows where the caller has them)."""
+    given = means or {}
+    columns = {name: given[name] if name in given else column_means(matrices[name]) if query_ids
+               else [0.0] * len(metrics) for name in runs}
+    mean = {name: dict(zip(metrics, columns[name], strict=True)) for name in runs}
     tests: list[PairedComparison] = []
     for run_a, run_b in itertools.combinations(runs, 2):
         tests.extend(
-            _matrix_tests(matrices[run_a], matrices[run_b], metrics, run_a, run_b, options)
+            _matrix_tests(matrices[run_a], matrices[run_b], metrics, run_a, run_b, options,
+                          (columns[run_a], columns[run_b]))
         )
     # Order: metric first, then pair, so a table reads metric by metric.
     order = {m: i for i, m in enumerate(metrics)}
@@ -494,16 +515,19 @@ def compare_reports(
         for key, cells in report.unmeasured.items():  # a paired test needs every query measured in every run
             raise ValueError(f"run {name!r}: {key} has {len(cells)} unmeasured queries ({next(iter(cells.values()))}, "
                              "...); compare runs whose every query has a score, e.g. after dropping those queries")
-    metrics = list(typed[names[0]].mean)
+    metrics = typed[names[0]].keys  # every query measured: the keys of the means
     options = _check_options(n_permutations, n_bootstrap, confidence, seed, exceedances, ci_tolerance)
     correction = check_correction(correction)
     _check_family(family)
     for name in names:
-        if list(typed[name].mean) != metrics:
+        if typed[name].keys != metrics:
             raise ValueError(f"run {name!r} was scored with different metrics than {names[0]!r}")
     query_ids, rows = _common_rows([typed[name] for name in names])
     matrices = {name: typed[name].values[r] for name, r in zip(names, rows, strict=False)}
-    return _compare_matrices(names, metrics, query_ids, matrices, options, correction, family)
+    # a run compared on all its queries has its report's means (exact sums: the row order does not matter)
+    means = {name: list(typed[name].mean.values()) for name in names
+             if query_ids and not typed[name].errors and len(query_ids) == len(typed[name].query_ids)}
+    return _compare_matrices(names, metrics, query_ids, matrices, options, correction, family, means)
 
 
 def _common_rows(reports: Sequence[Report]) -> tuple[list, list[np.ndarray]]:

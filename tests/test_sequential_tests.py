@@ -70,7 +70,13 @@ def test_a_metric_stops_where_it_would_alone():
         assert (both.randomization_p_value, both.ci_low, both.ci_high) == (
             alone.randomization_p_value, alone.ci_low, alone.ci_high), metric
     assert together.test("null", "A", "B").randomization_p_value > 200 / 1000  # h / L: under 1,000 vectors
-    assert together.test("clear", "A", "B").randomization_p_value == 1 / 10_001  # none of 10,000 reach it
+    null, clear = together.test("null", "A", "B"), together.test("clear", "A", "B")
+    assert null.p_value_rule == "exceedances" and null.n_permutations == round(200 / null.randomization_p_value)
+    # the clear one is settled by Hoeffding's bound without a draw: p <= 2 exp(-sum(d) ** 2 / (2 sum(d ** 2)))
+    d = columns["clear"]
+    assert clear.p_value_rule == "bound" and clear.n_permutations == 0
+    assert clear.randomization_p_value == pytest.approx(2 * math.exp(-d.sum() ** 2 / (2 * (d**2).sum())), rel=1e-6)
+    assert clear.randomization_p_value < 0.01 / 10_000
 
 
 def test_the_bootstrap_stops_within_its_tolerance_of_many_resamples():
