@@ -30,6 +30,7 @@ __all__ = ["TOL", "BOUND_RISK", "tail_bounds", "randomization_p_values", "bootst
 
 TOL = 1e-12  # |mean(s * d)| >= |mean(d)| - TOL counts as reaching the observed difference
 BOUND_RISK = 0.01  # a metric draws no sign vector when Hoeffding's bound of its p-value is <= 0.01 / n_permutations
+FIRST_CHECKPOINT = 250  # the sequential bootstrap's first look; then 500, 1,000, 2,000, ...
 _BLOCK_CELLS = 1 << 23  # cells of the random block in one matrix product (32 MiB in single, 64 in double)
 _COUNT_CELLS = 1 << 16  # uniform draws counted per bincount call
 _CACHED_CELLS = 1 << 18  # resample weights (2 MiB in double) multiplied by every column before the next rows
@@ -69,8 +70,8 @@ def randomization_p_values(
     rule = ["cap"] * m
     active = np.arange(m)
     if exceedances is not None:
-        bound = tail_bounds(d, threshold)
-        settled = bound <= BOUND_RISK / n_permutations
+        bound = tail_bounds(d, threshold)  # 1 (exact) where the threshold is <= 0: every sign vector reaches
+        settled = (bound <= BOUND_RISK / n_permutations) | (threshold <= 0.0)
         p[settled] = bound[settled]
         for j in np.flatnonzero(settled):
             rule[j] = "bound"
@@ -82,7 +83,9 @@ def randomization_p_values(
     nbytes = (n + 7) // 8
     padded = np.zeros((nbytes * 8, m), dtype=np.float32)  # the bits past n multiply zeros
     padded[:n] = d32
-    rows = max(1, min(n_permutations, _BLOCK_CELLS // (nbytes * 8), _PACKED_BYTES // nbytes))
+    # blocks of a multiple of 8 rows (whole 4-byte words of the generator): the bytes of consecutive blocks are
+    # one stream however it is cut, so the k-th vector never depends on where the blocks end
+    rows = min(n_permutations, max(8, min(_BLOCK_CELLS // (nbytes * 8), _PACKED_BYTES // nbytes) // 8 * 8))
     bits = np.empty((rows, nbytes, 8), dtype=np.float32)
     exceed = np.zeros(m, dtype=np.int64)
     done, size = 0, 256
@@ -103,10 +106,22 @@ def randomization_p_values(
             reach, active = reach[:, ~stops], active[~stops]
         exceed[active] += np.count_nonzero(reach, axis=0)
         done += c
-        size *= 2
+        size = _next_block(size, done, exceed[active], exceedances)
     p[active] = (exceed[active] + 1) / (n_permutations + 1)
     drawn[active] = n_permutations
     return p, drawn, rule
+
+
+def _next_block(size: int, done: int, exceed: np.ndarray, exceedances: int | None) -> int:
+    """Rows of the next block of sign vectors: twice the last, or fewer when every column still drawing should
+    reach its ``h``-th vector sooner (at its rate so far, plus a quarter; at least 256), a multiple of 8. A
+    block's rows are expanded to one float per query whatever the columns left, so a last column must not draw
+    thousands of vectors it does not need. Only the cost depends on it, never a p-value: the vectors are one
+    stream of bytes however the blocks cut it."""
+    if exceedances is None or not exceed.size or exceed.min() == 0:
+        return 2 * size
+    needed = (exceedances - exceed) * done / exceed  # vectors until the h-th reach at each column's rate so far
+    return int(min(2 * size, max(256, 1.25 * needed.max()))) // 8 * 8
 
 
 def tail_bounds(d: np.ndarray, threshold: np.ndarray) -> np.ndarray:
@@ -266,7 +281,7 @@ def sequential_bootstrap(
     drawn = np.zeros(m, dtype=np.int64)
     active = list(range(m))
     done = 0
-    checkpoint = n_bootstrap if tolerance is None else min(n_bootstrap, 500)
+    checkpoint = n_bootstrap if tolerance is None else min(n_bootstrap, FIRST_CHECKPOINT)
     sums = np.empty((0, m), dtype=np.float64)
     while active:
         if sums.shape[0] < checkpoint:  # grown per checkpoint: a metric that stops early never needs the cap's rows
