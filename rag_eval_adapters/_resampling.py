@@ -22,11 +22,13 @@ slower with a threaded BLAS on a machine whose other cores are busy (each call w
 
 from __future__ import annotations
 
+import contextlib
 import math
+from typing import Any
 
 import numpy as np
 
-__all__ = ["TOL", "BOUND_RISK", "tail_bounds", "randomization_p_values", "bootstrap_interval", "sequential_bootstrap", "column_means"]
+__all__ = ["TOL", "BOUND_RISK", "one_blas_thread", "tail_bounds", "randomization_p_values", "bootstrap_interval", "sequential_bootstrap", "column_means"]
 
 TOL = 1e-12  # |mean(s * d)| >= |mean(d)| - TOL counts as reaching the observed difference
 BOUND_RISK = 0.01  # a metric draws no sign vector when Hoeffding's bound of its p-value is <= 0.01 / n_permutations
@@ -37,6 +39,30 @@ _CACHED_CELLS = 1 << 18  # resample weights (2 MiB in double) multiplied by ever
 _PACKED_BYTES = 1 << 23  # random sign bytes kept at a time for the double-precision recounts
 # row b: the eight bits of byte b as 0.0/1.0, most significant first (the order of np.unpackbits)
 _BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.float32)
+
+
+_CONTROLLER: list[Any] = []  # threadpoolctl's controller of the loaded BLAS, made on first use (None: not installed)
+
+
+def one_blas_thread() -> contextlib.AbstractContextManager:
+    """A context in which numpy's BLAS runs on one thread, through ``threadpoolctl`` when it is installed (it
+    comes with scikit-learn); without it, nothing changes.
+
+    The kernels here make many mid-sized products (a few hundred rows of sign vectors or resample weights
+    times the differences). On more than one thread each product waits for all of them, and the waiting
+    threads spin: on a machine whose other cores are busy that doubled the CPU time of ``compare_reports`` and
+    tripled its wall time. The p-values do not depend on it (every decision near the threshold is recounted
+    in double precision); a bootstrap mean may differ in its last bit from one computed on more threads.
+    """
+    if not _CONTROLLER:
+        try:
+            from threadpoolctl import ThreadpoolController
+
+            _CONTROLLER.append(ThreadpoolController())
+        except Exception:  # not installed, or it cannot inspect this process: leave the threads as they are
+            _CONTROLLER.append(None)
+    controller = _CONTROLLER[0]
+    return controller.limit(limits=1, user_api="blas") if controller is not None else contextlib.nullcontext()
 
 
 def randomization_p_values(
@@ -88,13 +114,21 @@ def randomization_p_values(
     rows = min(n_permutations, max(8, min(_BLOCK_CELLS // (nbytes * 8), _PACKED_BYTES // nbytes) // 8 * 8))
     bits = np.empty((rows, nbytes, 8), dtype=np.float32)
     exceed = np.zeros(m, dtype=np.int64)
+    found: dict[int, np.ndarray] = {}
+
+    def nonzero(j: int) -> np.ndarray:  # the queries of column j with a non-zero difference, found once
+        if j not in found:
+            found[j] = np.flatnonzero(d[:, j])
+        return found[j]
+
     done, size = 0, 256
     while done < n_permutations and active.size:
         c = min(size, rows, n_permutations - done)
         packed = np.frombuffer(rng.bytes(c * nbytes), dtype=np.uint8).reshape(c, nbytes)
         np.take(_BYTE_BITS, packed, axis=0, out=bits[:c], mode="wrap")
         sums = bits[:c].reshape(c, nbytes * 8) @ padded[:, active]
-        reach = _reaching(sums, packed, d[:, active], total[active], threshold[active], margin[active])
+        reach = _reaching(sums, packed, d[:, active], total[active], threshold[active], margin[active],
+                          [nonzero(j) for j in active])
         if exceedances is not None:
             seen = np.cumsum(reach, axis=0) + exceed[active]
             stops = (seen >= exceedances).any(axis=0)
@@ -144,16 +178,17 @@ def tail_bounds(d: np.ndarray, threshold: np.ndarray) -> np.ndarray:
         return np.clip(np.exp(exponent), np.finfo(np.float64).tiny, 1.0)
 
 
-def _reaching(sums, packed, d, total, threshold, margin) -> np.ndarray:
+def _reaching(sums, packed, d, total, threshold, margin, nonzero) -> np.ndarray:
     """Which sign vectors (rows) reach ``threshold`` in each column: ``|s @ d| >= threshold``, in double precision.
 
-    A single-precision sum within ``margin`` of the threshold is recounted exactly from the sign bytes.
+    A single-precision sum within ``margin`` of the threshold is recounted exactly from the sign bytes, over the
+    column's queries with a non-zero difference (``nonzero``: one index array per column).
     """
     value = np.abs(2.0 * sums.astype(np.float64) - total)
     reach = value >= threshold + margin
     close = np.abs(value - threshold) < margin
     for j in np.flatnonzero(close.any(axis=0)):
-        queries = np.flatnonzero(d[:, j])  # a zero difference adds nothing whatever its sign
+        queries = nonzero[j]  # a zero difference adds nothing whatever its sign
         rows = np.flatnonzero(close[:, j])
         bits = np.take(packed[rows], queries >> 3, axis=1)  # the byte holding each query's bit
         bits >>= (7 - (queries & 7)).astype(np.uint8)
