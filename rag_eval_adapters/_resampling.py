@@ -17,7 +17,9 @@ This module is part of the core (it imports nothing of the package), so both the
 :mod:`~rag_eval_adapters.report` and the output ring's :mod:`~rag_eval_adapters.compare` use it.
 
 The products run on blocks of a few million cells: few, large BLAS calls. Many small calls are far
-slower with a threaded BLAS on a machine whose other cores are busy (each call waits for every thread).
+slower with a threaded BLAS on a machine whose other cores are busy (each call waits for every thread), so
+:mod:`~rag_eval_adapters.compare` runs these kernels inside :func:`one_blas_thread`. Before any draw,
+:func:`tail_bounds` (Hoeffding) settles the columns whose p-value is clearly tiny.
 """
 
 from __future__ import annotations
@@ -109,9 +111,10 @@ def randomization_p_values(
     nbytes = (n + 7) // 8
     padded = np.zeros((nbytes * 8, m), dtype=np.float32)  # the bits past n multiply zeros
     padded[:n] = d32
-    # blocks of a multiple of 8 rows (whole 4-byte words of the generator): the bytes of consecutive blocks are
-    # one stream however it is cut, so the k-th vector never depends on where the blocks end
-    rows = min(n_permutations, max(8, min(_BLOCK_CELLS // (nbytes * 8), _PACKED_BYTES // nbytes) // 8 * 8))
+    # blocks of whole 4-byte words of the generator (a multiple of `unit` rows): the bytes of consecutive blocks
+    # are one stream however it is cut, so the k-th vector never depends on where the blocks end
+    unit = 4 // math.gcd(nbytes, 4)
+    rows = min(n_permutations, max(unit, min(_BLOCK_CELLS // (nbytes * 8), _PACKED_BYTES // nbytes) // unit * unit))
     bits = np.empty((rows, nbytes, 8), dtype=np.float32)
     exceed = np.zeros(m, dtype=np.int64)
     found: dict[int, np.ndarray] = {}
@@ -140,22 +143,23 @@ def randomization_p_values(
             reach, active = reach[:, ~stops], active[~stops]
         exceed[active] += np.count_nonzero(reach, axis=0)
         done += c
-        size = _next_block(size, done, exceed[active], exceedances)
+        size = _next_block(size, done, exceed[active], exceedances, unit)
     p[active] = (exceed[active] + 1) / (n_permutations + 1)
     drawn[active] = n_permutations
     return p, drawn, rule
 
 
-def _next_block(size: int, done: int, exceed: np.ndarray, exceedances: int | None) -> int:
+def _next_block(size: int, done: int, exceed: np.ndarray, exceedances: int | None, unit: int) -> int:
     """Rows of the next block of sign vectors: twice the last, or fewer when every column still drawing should
-    reach its ``h``-th vector sooner (at its rate so far, plus a quarter; at least 256), a multiple of 8. A
+    reach its ``h``-th vector sooner (at its rate so far, plus a quarter; at least 256), a multiple of ``unit``
+    (whole 4-byte words of random bytes). A
     block's rows are expanded to one float per query whatever the columns left, so a last column must not draw
     thousands of vectors it does not need. Only the cost depends on it, never a p-value: the vectors are one
     stream of bytes however the blocks cut it."""
     if exceedances is None or not exceed.size or exceed.min() == 0:
         return 2 * size
     needed = (exceedances - exceed) * done / exceed  # vectors until the h-th reach at each column's rate so far
-    return int(min(2 * size, max(256, 1.25 * needed.max()))) // 8 * 8
+    return int(min(2 * size, max(256, 1.25 * needed.max()))) // unit * unit
 
 
 def tail_bounds(d: np.ndarray, threshold: np.ndarray) -> np.ndarray:
