@@ -30,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["TOL", "BOUND_RISK", "one_blas_thread", "tail_bounds", "randomization_p_values", "bootstrap_interval", "sequential_bootstrap", "column_means"]
+__all__ = ["TOL", "BOUND_RISK", "one_blas_thread", "tail_bounds", "randomization_p_values", "bootstrap_interval",
+           "sequential_bootstrap", "column_means"]
 
 TOL = 1e-12  # |mean(s * d)| >= |mean(d)| - TOL counts as reaching the observed difference
 BOUND_RISK = 0.01  # a metric draws no sign vector when Hoeffding's bound of its p-value is <= 0.01 / n_permutations
