@@ -8,25 +8,37 @@ For two runs A and B scored per query with the same metric, let ``d_q = B_q - A_
   two-sided ``t_test_p_value`` (scipy's t distribution; identical to ``scipy.stats.ttest_rel``);
 * a paired randomization (sign-flip) test: under the null hypothesis each ``d_q`` is as likely to
   have the opposite sign. Random sign vectors ``s`` (seeded, vectorized) are drawn one after the other, and
-  ``s`` *reaches* the metric when ``|mean(s * d)| >= |mean(d)|``. With Besag and Clifford's (1991) sequential
-  rule ("Sequential Monte Carlo p-values", Biometrika 78(2)), drawing stops at the ``h``-th reaching vector
-  (``exceedances=h``, default 200), ``L`` vectors in, with ``randomization_p_value = h / L``; a metric that
-  ``n_permutations`` vectors leave with ``G < h`` reaches gets ``(1 + G) / (1 + n_permutations)``, the
-  fixed-count p-value. Both are valid p-values (``P(p <= u) <= u`` under the null). Error bound: ``h / L``
-  estimates the p-value of all sign vectors with relative standard error about ``sqrt((1 - p) / h)`` (7% at
-  ``h = 200``: 0.05 +- 0.0034), and only p-values of at least ``h / n_permutations`` (0.02 at the defaults) stop
-  early; smaller ones are fixed counts of ``n_permutations`` vectors (standard error ``sqrt(p (1 - p) / n)``,
-  at most 0.0014). A clearly null metric (p near 0.5) stops after about 400 vectors, a clearly significant one
-  draws all ``n_permutations``. ``exceedances=None`` draws all of them for every metric. This is the headline
-  ``p_value`` because it assumes no normality;
+  ``s`` *reaches* the metric when ``|mean(s * d)| >= |mean(d)|``. Let ``p*`` be the share of all ``2 ** n``
+  sign vectors that reach it (the exact p-value) and ``N = n_permutations`` (the cap). The sequential rule
+  (``exceedances=h``, default 200) settles each metric one of three ways (``p_value_rule``):
+
+  - ``"bound"``: Hoeffding's inequality (1963) bounds ``p*`` with no draw:
+    ``p* <= H = 2 exp(-(sum d) ** 2 / (2 sum d ** 2))``. A metric with ``H <= 0.01 / N`` draws no sign vector
+    and reports ``H`` (a clearly significant metric; ``H`` is at least ``p*``, never below it). A metric
+    whose differences are all zero reports ``p = 1`` (exact) the same way.
+  - ``"exceedances"``: Besag and Clifford's (1991) sequential p-value ("Sequential Monte Carlo p-values",
+    Biometrika 78(2)): drawing stops at the ``h``-th reaching vector, ``L`` vectors in, with ``p = h / L``.
+  - ``"cap"``: a metric that ``N`` vectors leave with ``G < h`` reaches gets ``(1 + G) / (1 + N)``.
+
+  Validity and error bounds. ``h / L`` and ``(1 + G) / (1 + N)`` are valid p-values (``P(p <= u) <= u``
+  under the null); with the bound, ``P(p <= u) <= u`` for every ``u < 1 / (N + 1)`` (only the bound gives
+  such p-values, and ``H >= p*``) and ``P(p <= u) <= u + 0.0001 / N`` above (the bound replaces a count only
+  where ``p* <= 0.01 / N``, where a count of ``N`` vectors would give ``1 / (N + 1)`` but with a chance of at
+  most ``N p* <= 0.01``). ``h / L`` estimates ``p*`` with relative standard error about
+  ``sqrt((1 - p) / h)`` (7% at ``h = 200``: 0.05 +- 0.0034); a fixed count's standard error is
+  ``sqrt(p (1 - p) / N)`` (at most 0.0014 below ``h / N`` = 0.02 at the defaults). A clearly null metric
+  (p near 0.5) stops after about 400 vectors, a clearly significant one draws none, and only a metric with
+  ``p*`` between about ``0.01 / N`` and ``h / N`` draws all ``N``. ``exceedances=None`` draws all ``N`` for
+  every metric (no bound). This is the headline ``p_value`` because it assumes no normality;
 * a percentile bootstrap confidence interval ``[ci_low, ci_high]`` of mean(d), resampling queries
-  with replacement (seeded) up to checkpoints 500, 1,000, 2,000, ... and at most ``n_bootstrap`` times: a metric
+  with replacement (seeded) up to checkpoints 250, 500, 1,000, ... and at most ``n_bootstrap`` times: a metric
   stops at the first checkpoint where the distribution-free 95% interval of each bound (order statistics
   ``B q -+ 1.96 sqrt(B q (1 - q))`` of the ``B`` resample means) is at most ``2 * ci_tolerance`` wide, so each
   bound is within ``ci_tolerance`` (default 0.001, on the metric's scale) of its many-resample value.
   ``ci_tolerance=None`` draws all ``n_bootstrap`` resamples.
 
-The ``n_permutations`` and ``n_bootstrap`` of a :class:`PairedComparison` are these caps, not the draws made.
+The ``n_permutations`` and ``n_bootstrap`` of a :class:`PairedComparison` are the draws this metric made (0
+sign vectors for a bound); ``max_permutations`` and ``max_bootstrap`` are the caps it was given.
 The sign vectors and the resamples are two random streams spawned from ``seed``, each one sequence shared by
 all metrics, so a metric stops where it would alone and its p-value and interval do not depend on which other
 metrics (or how many) are tested.
@@ -60,7 +72,7 @@ from typing import Any
 import numpy as np
 
 from ._resampling import TOL as _TOL
-from ._resampling import bootstrap_interval, column_means, randomization_p_values
+from ._resampling import column_means, one_blas_thread, randomization_p_values, sequential_bootstrap
 from .multitest import Correction, adjust_p_values, check_correction
 from .report import Report, as_report
 from .validation import check_count, check_fraction, check_positive, check_seed
@@ -74,7 +86,14 @@ CI_TOLERANCE = 1e-3  # each bootstrap bound within 0.001 (the metric's scale) of
 
 @dataclass(frozen=True)
 class PairedComparison:
-    """Result of the paired tests of one metric between run A and run B (difference = B - A)."""
+    """Result of the paired tests of one metric between run A and run B (difference = B - A).
+
+    ``n_permutations`` and ``n_bootstrap`` are the sign vectors and resamples this metric drew;
+    ``max_permutations`` and ``max_bootstrap`` the caps it was given. ``p_value_rule`` says how the
+    randomization p-value was reached: ``"exceedances"`` (``h / L``, Besag and Clifford's sequential stop),
+    ``"cap"`` (``(1 + G) / (1 + n_permutations)`` after every vector of the cap) or ``"bound"`` (Hoeffding's
+    bound of the p-value of all ``2 ** n`` sign vectors, no vector drawn; see :mod:`rag_eval_adapters.compare`).
+    """
 
     metric: str
     run_a: str
@@ -92,6 +111,9 @@ class PairedComparison:
     n_permutations: int
     n_bootstrap: int
     adjusted_p_value: float | None = None
+    max_permutations: int | None = None
+    max_bootstrap: int | None = None
+    p_value_rule: str = "cap"
 
     @property
     def p_value(self) -> float:
@@ -257,7 +279,10 @@ def _matrix_tests(
     run_a: str,
     run_b: str,
     options: _Options,
+    means: tuple[list[float], list[float]] | None = None,
 ) -> list[PairedComparison]:
+    """The paired tests of every metric (column) between runs ``a`` and ``b`` (``queries x metrics``, rows
+    aligned); ``means`` are the columns' means when the caller has them."""
     n = a.shape[0]
     if n < 2:
         raise ValueError(
@@ -266,11 +291,14 @@ def _matrix_tests(
     if not (np.isfinite(a).all() and np.isfinite(b).all()):
         raise ValueError(f"per-query scores of {run_a!r} or {run_b!r} contain NaN or infinity")
     d = b - a
-    mean_a, mean_b, difference = column_means(a), column_means(b), column_means(d)
+    mean_a, mean_b = means if means is not None else (column_means(a), column_means(b))
+    difference = column_means(d)
     # two independent streams: how far the sign vectors go (set by the slowest metric) never moves the resamples
     signs, resamples = (np.random.default_rng(s) for s in np.random.SeedSequence(options.seed).spawn(2))
-    rand_p = randomization_p_values(d, options.n_permutations, signs, options.exceedances)
-    low, high = bootstrap_interval(d, options.n_bootstrap, options.confidence, resamples, options.ci_tolerance)
+    with one_blas_thread():  # many mid-sized products: one BLAS thread each (see one_blas_thread)
+        rand_p, permutations, rules = randomization_p_values(d, options.n_permutations, signs, options.exceedances)
+        low, high, drawn = sequential_bootstrap(d, options.n_bootstrap, options.confidence, resamples,
+                                                options.ci_tolerance, center=difference)
     out = []
     for j, metric in enumerate(metrics):
         (t_statistic,), (t_p,) = _t_tests(np.ascontiguousarray(d[:, j : j + 1]))  # each metric's own column
@@ -289,8 +317,11 @@ def _matrix_tests(
                 t_statistic=t_statistic,
                 t_test_p_value=t_p,
                 randomization_p_value=float(rand_p[j]),
-                n_permutations=options.n_permutations,
-                n_bootstrap=options.n_bootstrap,
+                n_permutations=int(permutations[j]),
+                n_bootstrap=int(drawn[j]),
+                max_permutations=options.n_permutations,
+                max_bootstrap=options.n_bootstrap,
+                p_value_rule=rules[j],
             )
         )
     return out
@@ -327,7 +358,8 @@ def paired_test(
     exceedances : int or None
         ``h`` of the sequential p-value (default 200): drawing stops at the ``h``-th sign vector ``L`` that
         reaches the observed difference, with ``p = h / L``; otherwise ``p = (1 + G) / (1 + n_permutations)``.
-        None draws all ``n_permutations``.
+        A metric whose Hoeffding bound is at most ``0.01 / n_permutations`` draws none and reports the bound.
+        None draws all ``n_permutations`` for every metric (no bound).
     ci_tolerance : float or None
         Precision of each bootstrap bound on the metric's scale (default 0.001): resampling stops once both
         bounds are within it of their many-resample values (95% distribution-free intervals), at most
@@ -421,16 +453,19 @@ def _compare_matrices(
     options: _Options,
     correction: str = "holm",
     family: str = "all",
+    means: Mapping[str, list[float]] | None = None,
 ) -> Comparison:
-    """Means and paired tests from one ``queries x metrics`` matrix per run, rows aligned on ``query_ids``."""
-    mean = {
-        name: dict(zip(metrics, column_means(matrices[name]) if query_ids else [0.0] * len(metrics), strict=True))
-        for name in runs
-    }
+    """Means and paired tests from one ``queries x metrics`` matrix per run, rows aligned on ``query_ids``
+    (``means``: the runs' column means over those rows where the caller has them)."""
+    given = means or {}
+    columns = {name: given[name] if name in given else column_means(matrices[name]) if query_ids
+               else [0.0] * len(metrics) for name in runs}
+    mean = {name: dict(zip(metrics, columns[name], strict=True)) for name in runs}
     tests: list[PairedComparison] = []
     for run_a, run_b in itertools.combinations(runs, 2):
         tests.extend(
-            _matrix_tests(matrices[run_a], matrices[run_b], metrics, run_a, run_b, options)
+            _matrix_tests(matrices[run_a], matrices[run_b], metrics, run_a, run_b, options,
+                          (columns[run_a], columns[run_b]))
         )
     # Order: metric first, then pair, so a table reads metric by metric.
     order = {m: i for i, m in enumerate(metrics)}
@@ -494,16 +529,19 @@ def compare_reports(
         for key, cells in report.unmeasured.items():  # a paired test needs every query measured in every run
             raise ValueError(f"run {name!r}: {key} has {len(cells)} unmeasured queries ({next(iter(cells.values()))}, "
                              "...); compare runs whose every query has a score, e.g. after dropping those queries")
-    metrics = list(typed[names[0]].mean)
+    metrics = typed[names[0]].keys  # every query measured: the keys of the means
     options = _check_options(n_permutations, n_bootstrap, confidence, seed, exceedances, ci_tolerance)
     correction = check_correction(correction)
     _check_family(family)
     for name in names:
-        if list(typed[name].mean) != metrics:
+        if typed[name].keys != metrics:
             raise ValueError(f"run {name!r} was scored with different metrics than {names[0]!r}")
     query_ids, rows = _common_rows([typed[name] for name in names])
     matrices = {name: typed[name].values[r] for name, r in zip(names, rows, strict=False)}
-    return _compare_matrices(names, metrics, query_ids, matrices, options, correction, family)
+    # a run compared on all its queries has its report's means (exact sums: the row order does not matter)
+    means = {name: list(typed[name].mean.values()) for name in names
+             if query_ids and not typed[name].errors and len(query_ids) == len(typed[name].query_ids)}
+    return _compare_matrices(names, metrics, query_ids, matrices, options, correction, family, means)
 
 
 def _common_rows(reports: Sequence[Report]) -> tuple[list, list[np.ndarray]]:

@@ -111,7 +111,11 @@ def test_a_metric_gets_the_same_results_alone_or_with_others():
 def test_a_constant_difference_has_a_zero_width_interval_on_a_large_run():
     result = paired_test(np.zeros(5000), np.full(5000, 0.1), n_permutations=3000, n_bootstrap=3000)
     assert result.ci_low == result.ci_high == pytest.approx(0.1, abs=1e-15)
-    assert result.p_value == 1 / 3001  # only the all-plus and all-minus sign vectors reach |mean|
+    # only the all-plus and all-minus sign vectors reach |mean|: p = 2 / 2 ** 5000, below every float, and
+    # Hoeffding's bound says so without a draw (the smallest positive normal float stands for it)
+    assert result.p_value == np.finfo(float).tiny and result.p_value_rule == "bound" and result.n_permutations == 0
+    fixed = paired_test(np.zeros(5000), np.full(5000, 0.1), n_permutations=3000, n_bootstrap=3000, exceedances=None)
+    assert fixed.p_value == 1 / 3001 and fixed.n_permutations == 3000  # every draw: the count's floor
 
 
 def test_compare_reports_equals_compare_per_query_on_the_same_scores():

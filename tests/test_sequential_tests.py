@@ -70,7 +70,13 @@ def test_a_metric_stops_where_it_would_alone():
         assert (both.randomization_p_value, both.ci_low, both.ci_high) == (
             alone.randomization_p_value, alone.ci_low, alone.ci_high), metric
     assert together.test("null", "A", "B").randomization_p_value > 200 / 1000  # h / L: under 1,000 vectors
-    assert together.test("clear", "A", "B").randomization_p_value == 1 / 10_001  # none of 10,000 reach it
+    null, clear = together.test("null", "A", "B"), together.test("clear", "A", "B")
+    assert null.p_value_rule == "exceedances" and null.n_permutations == round(200 / null.randomization_p_value)
+    # the clear one is settled by Hoeffding's bound without a draw: p <= 2 exp(-sum(d) ** 2 / (2 sum(d ** 2)))
+    d = columns["clear"]
+    assert clear.p_value_rule == "bound" and clear.n_permutations == 0
+    assert clear.randomization_p_value == pytest.approx(2 * math.exp(-d.sum() ** 2 / (2 * (d**2).sum())), rel=1e-6)
+    assert clear.randomization_p_value < 0.01 / 10_000
 
 
 def test_the_bootstrap_stops_within_its_tolerance_of_many_resamples():
@@ -128,3 +134,136 @@ def test_the_stopping_options_are_checked(kwargs, error, message):
         paired_test([0.1, 0.2], [0.2, 0.4], **kwargs)
     with pytest.raises(error, match=message):
         compare_per_query(differences_per_query({"m": [0.1, 0.2]}), ["m"], **kwargs)
+
+
+# ---------------------------------------------------------------- clearly significant metrics: Hoeffding's bound
+
+
+def _exact_p(d: np.ndarray) -> float:
+    flips = np.array(list(itertools.product([-1.0, 1.0], repeat=d.size)))
+    return float(np.mean(np.abs(flips @ d) >= abs(d.sum()) - 1e-9))
+
+
+def test_hoeffdings_bound_is_never_below_the_exact_p_value():
+    # 14 queries: all 16,384 sign vectors enumerated. One permutation allowed, so the bound settles every metric
+    # it puts at or below 0.01 / 1; each such p-value is at least the exact one (it bounds it), and no draw is made
+    rng = np.random.default_rng(41)
+    settled = 0
+    for trial in range(150):
+        kind = trial % 3
+        if kind == 0:
+            d = rng.normal(0.6, 0.3, 14)
+        elif kind == 1:  # sparse: a few large gains among zeros, where the bound is loosest
+            d = np.where(rng.random(14) < 0.8, rng.uniform(0.5, 1.0, 14), 0.0)
+        else:  # decimal steps, exact ties
+            d = np.round(rng.uniform(0.1, 0.5, 14), 1) * rng.choice([1.0, 1.0, 1.0, -1.0], 14)
+        result = paired_test(np.zeros(14), d, n_permutations=1, n_bootstrap=10, seed=trial)
+        if result.p_value_rule == "bound":
+            settled += 1
+            exact = _exact_p(d)
+            assert exact <= result.randomization_p_value <= 0.01, (trial, exact, result.randomization_p_value)
+            assert result.randomization_p_value == pytest.approx(
+                2 * math.exp(-d.sum() ** 2 / (2 * (d**2).sum())), rel=1e-6)
+            assert result.n_permutations == 0 and result.max_permutations == 1
+        else:
+            assert result.n_permutations == 1 and result.p_value_rule in ("cap", "exceedances")
+    assert settled >= 40  # the bound did settle many of them
+
+
+def test_the_bound_keeps_the_type_one_error_under_the_null():
+    # 20,000 metrics of 11 queries under the null: differences of +-1 (half of them) or of random sizes, each
+    # sign a fair coin. One permutation: the count alone gives p = 1/2 or 1, so every p-value below 1/2 is the
+    # bound's (for +-1, when all 11 signs agree: p = 2 exp(-5.5) = 0.0082, exact 2 / 2048). P(p <= u) <= u.
+    rng = np.random.default_rng(17)
+    signs = rng.choice([-1.0, 1.0], size=(20_000, 11))
+    sizes = np.where(np.arange(20_000)[:, None] % 2 == 0, 1.0, rng.uniform(0.2, 1.0, (20_000, 11)))
+    columns = {f"m{j}": signs[j] * sizes[j] for j in range(20_000)}
+    comparison = compare_per_query(differences_per_query(columns), list(columns), n_permutations=1, n_bootstrap=1,
+                                   seed=3, correction="none")
+    p = np.array([t.randomization_p_value for t in comparison.tests])
+    rules = [t.p_value_rule for t in comparison.tests]
+    for u in sorted({0.001, 0.003, 0.01, 0.03, *p[p < 0.5].tolist()}):
+        assert np.mean(p <= u) <= u + 3 * math.sqrt(u * (1 - u) / p.size), u
+    assert rules.count("bound") == np.sum(p < 0.5) >= 5  # some metrics did reach the bound by chance
+
+
+def test_metrics_report_the_draws_they_made_and_the_caps_they_were_given():
+    rng = np.random.default_rng(23)
+    columns = {"null": rng.normal(0, 0.2, 500), "clear": rng.normal(0.2, 0.2, 500),
+               "middle": rng.normal(0.027, 0.2, 500), "zero": np.zeros(500)}
+    comparison = compare_per_query(differences_per_query(columns), list(columns), seed=4)
+    null, clear, middle, zero = (comparison.test(m, "A", "B") for m in columns)
+    for t in (null, clear, middle, zero):
+        assert (t.max_permutations, t.max_bootstrap) == (10_000, 10_000)
+        assert t.n_bootstrap in (250, 500, 1000, 2000, 4000, 8000, 10_000) and t.n_bootstrap < 10_000
+    assert null.p_value_rule == "exceedances" and null.randomization_p_value == 200 / null.n_permutations
+    assert null.n_permutations < 1_000  # a clearly null metric: a few hundred sign vectors
+    assert (clear.p_value_rule, clear.n_permutations) == ("bound", 0)
+    assert (zero.p_value_rule, zero.n_permutations, zero.randomization_p_value) == ("bound", 0, 1.0)
+    # p about 0.003: too small for 200 reaching vectors in 10,000, too large for the bound: the fixed count
+    assert middle.p_value_rule == "cap" and middle.n_permutations == 10_000
+    assert middle.randomization_p_value == pytest.approx(paired_test(
+        np.zeros(500), columns["middle"], exceedances=None, seed=4).randomization_p_value)
+    row = comparison.to_dict()["tests"][0]
+    assert (row["n_permutations"], row["max_permutations"], row["p_value_rule"]) == (
+        null.n_permutations, 10_000, "exceedances")
+    every = paired_test(np.zeros(500), columns["clear"], seed=4, exceedances=None, ci_tolerance=None)
+    assert (every.n_permutations, every.n_bootstrap, every.p_value_rule) == (10_000, 10_000, "cap")
+    assert every.randomization_p_value == 1 / 10_001  # no sign vector of 10,000 reaches it: the count's floor
+
+
+# ---------------------------------------------------------------- rag-eval compare --exceedances, --ci-tolerance
+
+
+@pytest.fixture()
+def four_runs(tmp_path):
+    from cli_support import paired_collection, write_trec_qrels, write_trec_run
+
+    qrels, good, bad = paired_collection()
+    rng = np.random.default_rng(2)
+    # two runs that take the good or the bad list of each query at random: they differ by chance only
+    x, y = ({q: (good if rng.random() < 0.5 else bad)[q] for q in good} for _ in range(2))
+    return (write_trec_qrels(tmp_path / "q.qrels", qrels), write_trec_run(tmp_path / "good.run", good),
+            write_trec_run(tmp_path / "bad.run", bad), write_trec_run(tmp_path / "x.run", x),
+            write_trec_run(tmp_path / "y.run", y))
+
+
+def test_cli_sequential_options_reach_the_tests(four_runs):
+    import json
+
+    from cli_support import run_cli
+
+    qrels, good, bad, x, y = four_runs
+    base = ["compare", "--qrels", qrels, "--run", good, "--run", bad, "--run", x, "--run", y, "-m", "mrr",
+            "--format", "json"]
+
+    def tests(*options):
+        code, out, err = run_cli(*base, *options)
+        assert code == 0, err
+        return {(t["run_a"], t["run_b"]): t for t in json.loads(out)["tests"]}
+
+    default, fewer, every = tests(), tests("--exceedances", "20", "--ci-tolerance", "0.05"), tests("--every-draw")
+    pair = ("good.run", "bad.run")  # a large difference: settled by the bound
+    assert (default[pair]["p_value_rule"], default[pair]["n_permutations"]) == ("bound", 0)
+    assert (every[pair]["p_value_rule"], every[pair]["n_permutations"]) == ("cap", 10_000)
+    assert every[pair]["n_bootstrap"] == every[pair]["max_bootstrap"] == 10_000
+    # the runs that differ by chance: a few hundred sign vectors at h = 200, far fewer at h = 20
+    null = ("x.run", "y.run")
+    for t, h in ((default[null], 200), (fewer[null], 20)):
+        assert t["p_value_rule"] == "exceedances" and t["p_value"] == h / t["n_permutations"]
+    assert fewer[null]["n_permutations"] < default[null]["n_permutations"]
+    assert fewer[pair]["n_bootstrap"] <= default[pair]["n_bootstrap"]
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--exceedances", "0", "--exceedances must be a positive integer, got 0"),
+    ("--exceedances", "-5", "--exceedances must be a positive integer, got -5"),
+    ("--ci-tolerance", "0", "--ci-tolerance must be a positive finite number, got 0.0"),
+    ("--ci-tolerance", "nan", "--ci-tolerance must be a positive finite number, got nan"),
+])
+def test_cli_sequential_options_are_refused_before_any_work(tmp_path, option, value, message):
+    from cli_support import run_cli
+
+    missing = tmp_path / "absent.qrels"  # reading it would be the first work: the option must fail first
+    code, out, err = run_cli("compare", "--qrels", missing, "--run", "a", "--run", "b", option, value)
+    assert code == 2 and out == "" and err == f"rag-eval: error: {message}\n"

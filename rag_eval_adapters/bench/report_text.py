@@ -93,10 +93,11 @@ def _tests(data: dict) -> Section:
         family = "adjusted p: not corrected; * = p < 0.05"
     notes = [f"difference = B - A; p: paired randomization test; CI: paired bootstrap, 95%; {family}."]
     if correction and tests and correction["method"] != "none":
-        smallest = 1.0 / (tests[0]["n_permutations"] + 1)
+        cap = tests[0].get("max_permutations") or tests[0]["n_permutations"]  # n_permutations: the draws made
+        smallest = min([1.0 / (cap + 1)] + [t["p_value"] for t in tests])  # a bound's p can go below the count's
         if correction["family_size"] * smallest >= correction["alpha"]:
             notes.append(f"No test can reach {correction['alpha']:g} after the correction: the smallest p-value "
-                         f"{tests[0]['n_permutations']} permutations give is {smallest:.2g}; use more permutations.")
+                         f"{cap} permutations give is {smallest:.2g}; use more permutations.")
     if len(tests) > 40:
         notes.append(f"{len(tests) - 40} more pairs in report.json.")
     return ("Paired tests between configurations (most significant first)",

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
+from ..compare import CI_TOLERANCE, EXCEEDANCES
 from ..intervals import INTERVAL_METHODS
 from ..multitest import CORRECTIONS
 from ._errors import CLIError, one_line
-from ._io import check_resampling, fail_on_errors
+from ._io import MAX_RESAMPLES, check_count, check_resampling, fail_on_errors
 from ._output import check_plot_path, emit, emit_page, plot, print_rich
 from ._progress import Steps, is_tty, progress_enabled
 from ._scoring import add_scoring_options, check_scoring_args, load_qrels, load_run, run_name, score_run
@@ -26,11 +27,22 @@ def add_parser(sub: Any) -> None:
                     help="display name for each --run, in order (default: file names)")
     add_scoring_options(cp)
     cp.add_argument("--permutations", type=int, default=10_000, metavar="N",
-                    help="most random sign flips of the randomization test; a metric stops at its 200th "
-                         "flip reaching the observed difference (default 10000)")
+                    help="most random sign flips of the randomization test (default 10000); a metric stops at "
+                         "its --exceedances-th flip reaching the observed difference, and one that Hoeffding's "
+                         "bound already puts below 0.01 / N draws none")
     cp.add_argument("--bootstrap", type=int, default=10_000, metavar="N",
                     help="most bootstrap resamples for the confidence interval; a metric stops once both "
-                         "bounds are within 0.001 (default 10000)")
+                         "bounds are within --ci-tolerance (default 10000)")
+    cp.add_argument("--exceedances", type=int, default=EXCEEDANCES, metavar="H",
+                    help="h of the sequential randomization test: a metric stops at its h-th sign flip that "
+                         f"reaches the observed difference, L flips in, with p = h / L (default {EXCEEDANCES}; "
+                         "relative error about sqrt((1 - p) / h))")
+    cp.add_argument("--ci-tolerance", type=float, default=CI_TOLERANCE, metavar="T",
+                    help="precision of each bootstrap bound on the metric's scale: resampling stops once both "
+                         f"bounds are within T of their many-resample values (default {CI_TOLERANCE:g})")
+    cp.add_argument("--every-draw", action="store_true",
+                    help="no sequential stop and no bound: every metric draws all --permutations sign flips and "
+                         "--bootstrap resamples (the fixed-count tests)")
     cp.add_argument("--confidence", type=float, default=0.95, metavar="C",
                     help="confidence level of the interval (default 0.95)")
     cp.add_argument("--seed", type=int, default=0, help="random seed of the tests (default 0)")
@@ -55,6 +67,8 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         raise CLIError(f"give one --name per --run ({len(args.run)} runs, {len(args.name)} names)")
     check_plot_path(args.plot)
     check_resampling(args)
+    check_count(args.exceedances, "--exceedances", maximum=MAX_RESAMPLES)
+    _check_tolerance(args.ci_tolerance)
     fmt, metrics = check_scoring_args(args)
     taken: set[str] = set()
     names = list(args.name) if args.name else [run_name(p, taken) for p in args.run]
@@ -76,6 +90,8 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
             comparison = compare_reports(
                 reports, n_permutations=args.permutations, n_bootstrap=args.bootstrap,
                 confidence=args.confidence, seed=args.seed, correction=args.correction,
+                exceedances=None if args.every_draw else args.exceedances,
+                ci_tolerance=None if args.every_draw else args.ci_tolerance,
             )
             if args.human_labels:
                 comparison = _with_human_labels(comparison, reports, args)
@@ -98,6 +114,17 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         plot(comparison.mean, args.plot, stderr, title=f"{' vs '.join(comparison.runs)} ({comparison.n_queries} queries)")
     fail_on_errors(reports, args.allow_errors)
     return 0
+
+
+def _check_tolerance(value: float) -> None:
+    """``--ci-tolerance``: a positive finite number (:func:`~rag_eval_adapters.validation.check_positive`'s rule
+    and message); CLIError naming the option."""
+    from ..validation import check_positive
+
+    try:
+        check_positive(value, "--ci-tolerance")
+    except (TypeError, ValueError) as exc:
+        raise CLIError(str(exc)) from None
 
 
 def _with_human_labels(comparison: Any, reports: dict, args: argparse.Namespace) -> Any:

@@ -68,9 +68,17 @@ def comparison_note(comparison: Comparison) -> str:
     else:
         family = "adjusted p: not corrected"
     where = f"significant {c}" if c is not None else "p < 0.05"
-    floor = c.floor_note(1.0 / (comparison.tests[0].n_permutations + 1)) if c is not None and comparison.tests else ""
+    floor = c.floor_note(_smallest_p(comparison)) if c is not None and comparison.tests else ""
     return (f"p_value: paired randomization test; t-test p: paired t-test; CI: bootstrap of the mean difference; "
             f"{family}; * = {where}" + (f" ({floor})" if floor else ""))
+
+
+def _smallest_p(comparison: Comparison) -> float:
+    """The smallest p-value the randomization tests could give: ``1 / (cap + 1)`` of a count over the cap's sign
+    vectors, or a smaller p-value a test got from its bound."""
+    test = comparison.tests[0]
+    cap = test.max_permutations if test.max_permutations is not None else test.n_permutations
+    return min([1.0 / (cap + 1)] + [t.p_value for t in comparison.tests])
 
 
 def comparison_tables(comparison: Comparison) -> list[Any]:
