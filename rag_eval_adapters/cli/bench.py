@@ -1,4 +1,9 @@
-"""``rag-eval bench``: the whole RAG benchmark across chunkings, retrievers and rerankers, by query type."""
+"""Benchmark chunkings x retrievers (x rerankers) on a test set, with answers.
+
+Chunk the documents every given way, retrieve with every retriever (and rerank), score retrieval by query type with
+relevance from evidence spans, answer the first questions, and write report.json, report.md, report.txt, charts,
+TREC runs and qrels.
+"""
 
 from __future__ import annotations
 
@@ -19,15 +24,10 @@ def _listing(table: dict[str, Any]) -> str:
     return "; ".join(f"{name}: {c.summary}" for name, c in table.items())
 
 
-def add_parser(sub: Any) -> None:
-    """Register the command on the ``rag-eval`` subparsers."""
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``rag-eval bench``."""
     from ..bench.components import DEFAULT_RETRIEVERS, RERANKERS, RETRIEVERS
 
-    p = sub.add_parser(
-        "bench", help="benchmark chunkings x retrievers (x rerankers) on a test set, with answers",
-        description="Chunk the documents every given way, retrieve with every retriever (and rerank), score "
-                    "retrieval by query type with relevance from evidence spans, answer the first questions, "
-                    "and write report.json, report.md, report.txt, charts, TREC runs and qrels.")
     p.add_argument("--documents", required=True, metavar="DIR_OR_JSONL",
                    help="a folder of .txt, .md, .rst, .html files (more with llama-index-readers-file) or a JSONL "
                         "of {doc_id, text}; the files read and skipped are counted on stderr")
