@@ -11,9 +11,8 @@ import argparse
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..multitest import CORRECTIONS
 from ._errors import CLIError, one_line
-from ._intervals import add_interval_options
+from ._intervals import add_interval_options, add_paired_test_options
 from ._io import MAX_RESAMPLES, check_confidence, check_count
 from ._metrics import parse_ks
 from ._models import add_llm_options, judge_llm, llm_from_args
@@ -58,11 +57,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "on the completed judgments (each keeps its source; judged@k shows the coverage)")
     p.add_argument("--judge-model", metavar="M", help="the judge model (default --llm-model)")
     p.add_argument("--judge-base-url", metavar="URL", help="the judge's OpenAI-compatible server (default --llm-base-url)")
-    p.add_argument("--permutations", type=int, default=2000, metavar="N",
-                   help="sign flips and bootstrap samples of the paired tests (default 2000)")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm",
-                   help="how the p-values of the paired tests are adjusted together (default holm; bh: "
-                        "Benjamini-Hochberg)")
+    add_paired_test_options(p)
     add_interval_options(p, labels_help="JSONL of human labels for some questions ({query_id, run (a "
                                         "configuration, e.g. s256o32/bm25; none: every one), <metric>: value}): "
                                         "each labelled metric's mean (retrieval or answer metric) is also given "

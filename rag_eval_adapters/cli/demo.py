@@ -9,9 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from ..multitest import CORRECTIONS
 from ._errors import CLIError, one_line
-from ._intervals import add_ci_options
+from ._intervals import add_ci_options, add_paired_test_options
 from ._progress import progress_enabled
 
 
@@ -19,11 +18,7 @@ def add_arguments(dm: argparse.ArgumentParser) -> None:
     """The options of ``rag-eval demo``."""
     dm.add_argument("--output-dir", default="rag_eval_report", metavar="DIR",
                     help="folder for the report (default ./rag_eval_report)")
-    dm.add_argument("--permutations", type=int, default=2000, metavar="N",
-                    help="sign flips and bootstrap samples of the paired tests (default 2000)")
-    dm.add_argument("--correction", choices=CORRECTIONS, default="holm",
-                    help="how the p-values of the paired tests are adjusted together (default holm; bh: "
-                         "Benjamini-Hochberg)")
+    add_paired_test_options(dm)
     add_ci_options(dm)
     dm.add_argument("--cache-dir", metavar="DIR", help="embedding cache (default OUTPUT_DIR/.cache)")
     dm.set_defaults(func=cmd_demo)
