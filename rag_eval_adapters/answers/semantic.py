@@ -86,10 +86,8 @@ def semantic_similarity(
 
     Parameters
     ----------
-    prediction : str
-        The generated answer.
-    references : str or list of str
-        The reference answer(s); the most similar counts.
+    prediction, references : str, and str or list of str
+        The generated answer and its reference answer(s); the most similar reference counts.
     embedder : Embedder
         E.g. :class:`~rag_eval_adapters.answers.E5Embedder` or :class:`~rag_eval_adapters.answers.CallableEmbedder`.
     side : {"query", "passage"}

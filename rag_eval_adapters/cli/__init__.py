@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
 from .. import __version__
 from ._errors import CLIError, one_line
@@ -33,7 +34,22 @@ from ._progress import progress_enabled
 __all__ = ["main", "build_parser", "CLIError", "progress_enabled", "COMMANDS"]
 
 COMMANDS = ("evaluate", "compare", "generate", "answers", "judge", "bench", "demo", "meta-eval")
-"""The subcommands, each a module of this package (``-`` read as ``_``) with ``add_parser(subparsers)``."""
+"""The subcommands, each a module of this package (``-`` read as ``_``): its docstring's first line is the
+command's help, the rest its description, and ``add_arguments(parser)`` declares its options (and the function
+that runs it, as ``func``)."""
+
+
+def add_command(sub: Any, name: str) -> argparse.ArgumentParser:
+    """The subparser of command ``name``, with the help and description of its module's docstring and the options
+    its ``add_arguments`` declares."""
+    module = importlib.import_module(f"{__name__}.{name.replace('-', '_')}")
+    summary, _, details = inspect.cleandoc(module.__doc__ or "").partition("\n\n")
+    summary = summary.rstrip(".")
+    if summary[:2].istitle():  # "Score ..." reads "score ..." in the list of commands; "LLM-judged ..." stays
+        summary = summary[0].lower() + summary[1:]
+    parser = sub.add_parser(name, help=summary, description=" ".join(details.split()) or None)
+    module.add_arguments(parser)
+    return parser
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMANDS:
-        importlib.import_module(f"{__name__}.{name.replace('-', '_')}").add_parser(sub)
+        add_command(sub, name)
     return parser
 
 

@@ -1,4 +1,5 @@
-"""``--ci`` and ``--human-labels``: the interval every printed mean carries, and the method that made it."""
+"""``--ci`` and ``--human-labels``: the interval every printed mean carries, and the method that made it; the
+paired tests' ``--permutations`` and ``--correction`` of ``bench`` and ``demo``."""
 
 from __future__ import annotations
 
@@ -6,7 +7,17 @@ import argparse
 from typing import Any
 
 from ..intervals import INTERVAL_METHODS
+from ..multitest import CORRECTIONS
 from ._errors import CLIError, one_line
+
+
+def add_paired_test_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--permutations N`` and ``--correction METHOD`` (the paired tests between configurations)."""
+    parser.add_argument("--permutations", type=int, default=2000, metavar="N",
+                        help="sign flips and bootstrap samples of the paired tests (default 2000)")
+    parser.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                        help="how the p-values of the paired tests are adjusted together (default holm; bh: "
+                             "Benjamini-Hochberg)")
 
 
 def add_ci_options(parser: argparse.ArgumentParser) -> None:

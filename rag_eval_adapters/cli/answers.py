@@ -1,4 +1,9 @@
-"""``rag-eval answers``: score generated answers against reference answers (exact match, token F1, ROUGE-L, similarity)."""
+"""Score generated answers against reference answers.
+
+Score generated answers (JSONL: query_id, prediction) against reference answers (JSONL: query_id, reference or
+references) with exact match, token F1, ROUGE-L and semantic similarity. Other fields of the lines (e.g. query_type)
+can group the results.
+"""
 
 from __future__ import annotations
 
@@ -16,14 +21,8 @@ from ._progress import is_tty, progress_enabled
 DEFAULT_ANSWER_METRICS = ("exact_match", "token_f1", "rouge_l")
 
 
-def add_parser(sub: Any) -> None:
-    """Register the command on the ``rag-eval`` subparsers."""
-    p = sub.add_parser(
-        "answers", help="score generated answers against reference answers",
-        description="Score generated answers (JSONL: query_id, prediction) against reference answers (JSONL: "
-                    "query_id, reference or references) with exact match, token F1, ROUGE-L and semantic "
-                    "similarity. Other fields of the lines (e.g. query_type) can group the results.",
-    )
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``rag-eval answers``."""
     p.add_argument("--predictions", required=True, metavar="FILE",
                    help="JSONL, one line per query: {query_id, prediction}; with both prediction and "
                         "reference(s) on each line --references may be left out")

@@ -1,4 +1,9 @@
-"""``rag-eval bench``: the whole RAG benchmark across chunkings, retrievers and rerankers, by query type."""
+"""Benchmark chunkings x retrievers (x rerankers) on a test set, with answers.
+
+Chunk the documents every given way, retrieve with every retriever (and rerank), score retrieval by query type with
+relevance from evidence spans, answer the first questions, and write report.json, report.md, report.txt, charts,
+TREC runs and qrels.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +11,8 @@ import argparse
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..multitest import CORRECTIONS
 from ._errors import CLIError, one_line
-from ._intervals import add_interval_options
+from ._intervals import add_interval_options, add_paired_test_options
 from ._io import MAX_RESAMPLES, check_confidence, check_count
 from ._metrics import parse_ks
 from ._models import add_llm_options, judge_llm, llm_from_args
@@ -19,15 +23,10 @@ def _listing(table: dict[str, Any]) -> str:
     return "; ".join(f"{name}: {c.summary}" for name, c in table.items())
 
 
-def add_parser(sub: Any) -> None:
-    """Register the command on the ``rag-eval`` subparsers."""
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``rag-eval bench``."""
     from ..bench.components import DEFAULT_RETRIEVERS, RERANKERS, RETRIEVERS
 
-    p = sub.add_parser(
-        "bench", help="benchmark chunkings x retrievers (x rerankers) on a test set, with answers",
-        description="Chunk the documents every given way, retrieve with every retriever (and rerank), score "
-                    "retrieval by query type with relevance from evidence spans, answer the first questions, "
-                    "and write report.json, report.md, report.txt, charts, TREC runs and qrels.")
     p.add_argument("--documents", required=True, metavar="DIR_OR_JSONL",
                    help="a folder of .txt, .md, .rst, .html files (more with llama-index-readers-file) or a JSONL "
                         "of {doc_id, text}; the files read and skipped are counted on stderr")
@@ -58,11 +57,7 @@ def add_parser(sub: Any) -> None:
                         "on the completed judgments (each keeps its source; judged@k shows the coverage)")
     p.add_argument("--judge-model", metavar="M", help="the judge model (default --llm-model)")
     p.add_argument("--judge-base-url", metavar="URL", help="the judge's OpenAI-compatible server (default --llm-base-url)")
-    p.add_argument("--permutations", type=int, default=2000, metavar="N",
-                   help="sign flips and bootstrap samples of the paired tests (default 2000)")
-    p.add_argument("--correction", choices=CORRECTIONS, default="holm",
-                   help="how the p-values of the paired tests are adjusted together (default holm; bh: "
-                        "Benjamini-Hochberg)")
+    add_paired_test_options(p)
     add_interval_options(p, labels_help="JSONL of human labels for some questions ({query_id, run (a "
                                         "configuration, e.g. s256o32/bm25; none: every one), <metric>: value}): "
                                         "each labelled metric's mean (retrieval or answer metric) is also given "

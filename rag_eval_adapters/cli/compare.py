@@ -1,4 +1,8 @@
-"""``rag-eval compare``: score several runs and test every pair for significant differences."""
+"""Compare runs with paired significance tests.
+
+Score several runs on the same qrels and test every pair: paired t-test, paired randomization test and a bootstrap
+CI of the difference.
+"""
 
 from __future__ import annotations
 
@@ -15,11 +19,8 @@ from ._progress import Steps, is_tty, progress_enabled
 from ._scoring import add_scoring_options, check_scoring_args, load_qrels, load_run, run_name, score_run
 
 
-def add_parser(sub: Any) -> None:
-    """Register the command on the ``rag-eval`` subparsers."""
-    cp = sub.add_parser("compare", help="compare runs with paired significance tests",
-                        description="Score several runs on the same qrels and test every pair: paired "
-                                    "t-test, paired randomization test and a bootstrap CI of the difference.")
+def add_arguments(cp: argparse.ArgumentParser) -> None:
+    """The options of ``rag-eval compare``."""
     cp.add_argument("--run", required=True, action="append", metavar="FILE",
                     help="a run to compare (give --run at least twice): TREC, JSONL, CSV or Parquet; .gz allowed; "
                          "- reads standard input")

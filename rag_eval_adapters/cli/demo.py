@@ -1,29 +1,24 @@
-"""``rag-eval demo``: the offline benchmark demo on shipped documents and a typed test set."""
+"""Offline demo: rag-eval bench on shipped documents and questions.
+
+Chunk the shipped documents two ways, retrieve with BM25, E5 and hybrid, rerank, answer with the extractive
+baseline, score by query type, compare with significance tests and write a report folder. Offline.
+"""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any, TextIO
+from typing import TextIO
 
-from ..multitest import CORRECTIONS
 from ._errors import CLIError, one_line
-from ._intervals import add_ci_options
+from ._intervals import add_ci_options, add_paired_test_options
 from ._progress import progress_enabled
 
 
-def add_parser(sub: Any) -> None:
-    """Register the command on the ``rag-eval`` subparsers."""
-    dm = sub.add_parser("demo", help="offline demo: rag-eval bench on shipped documents and questions",
-                        description="Chunk the shipped documents two ways, retrieve with BM25, E5 and hybrid, "
-                                    "rerank, answer with the extractive baseline, score by query type, compare "
-                                    "with significance tests and write a report folder. Offline.")
+def add_arguments(dm: argparse.ArgumentParser) -> None:
+    """The options of ``rag-eval demo``."""
     dm.add_argument("--output-dir", default="rag_eval_report", metavar="DIR",
                     help="folder for the report (default ./rag_eval_report)")
-    dm.add_argument("--permutations", type=int, default=2000, metavar="N",
-                    help="sign flips and bootstrap samples of the paired tests (default 2000)")
-    dm.add_argument("--correction", choices=CORRECTIONS, default="holm",
-                    help="how the p-values of the paired tests are adjusted together (default holm; bh: "
-                         "Benjamini-Hochberg)")
+    add_paired_test_options(dm)
     add_ci_options(dm)
     dm.add_argument("--cache-dir", metavar="DIR", help="embedding cache (default OUTPUT_DIR/.cache)")
     dm.set_defaults(func=cmd_demo)

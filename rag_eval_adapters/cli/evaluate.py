@@ -1,10 +1,13 @@
-"""``rag-eval evaluate``: score one run against qrels."""
+"""Score one run against qrels.
+
+Score one run (TREC or JSONL) against qrels (TREC or JSONL).
+"""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from ._intervals import add_interval_options, intervals_from_args
 from ._io import check_count, fail_on_errors
@@ -14,10 +17,8 @@ from ._progress import Steps, is_tty, progress_enabled
 from ._scoring import add_scoring_options, check_scoring_args, load_qrels, load_run, query_details, score_run
 
 
-def add_parser(sub: Any) -> None:
-    """Register the command on the ``rag-eval`` subparsers."""
-    ev = sub.add_parser("evaluate", help="score one run against qrels",
-                        description="Score one run (TREC or JSONL) against qrels (TREC or JSONL).")
+def add_arguments(ev: argparse.ArgumentParser) -> None:
+    """The options of ``rag-eval evaluate``."""
     ev.add_argument("--run", required=True, metavar="FILE",
                     help="ranked results: TREC run (qid Q0 doc rank score tag), JSONL or a CSV/Parquet table "
                          "(query_id, doc_id, score or rank); .gz allowed; - reads standard input")

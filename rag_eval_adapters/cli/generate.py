@@ -1,5 +1,9 @@
-"""``rag-eval generate``: a test set of typed questions with answers and evidence, from a corpus, by an
-OpenAI-compatible LLM."""
+"""Generate a test set (questions, answers, evidence) from chunks with an LLM.
+
+Sample chunks, ask an OpenAI-compatible LLM for literal, paraphrase and scenario questions with a verbatim evidence
+quote, and write one case a line (JSONL) with the relevant chunk ids. Re-running with the same --output resumes;
+--cache makes a re-run free.
+"""
 
 from __future__ import annotations
 
@@ -14,14 +18,8 @@ from ._models import add_llm_options, llm_from_args
 from ._progress import progress_enabled
 
 
-def add_parser(sub: Any) -> None:
-    """Register the command on the ``rag-eval`` subparsers."""
-    gp = sub.add_parser(
-        "generate", help="generate a test set (questions, answers, evidence) from chunks with an LLM",
-        description="Sample chunks, ask an OpenAI-compatible LLM for literal, paraphrase and scenario questions "
-                    "with a verbatim evidence quote, and write one case a line (JSONL) with the relevant chunk ids. "
-                    "Re-running with the same --output resumes; --cache makes a re-run free.",
-    )
+def add_arguments(gp: argparse.ArgumentParser) -> None:
+    """The options of ``rag-eval generate``."""
     gp.add_argument("--corpus", required=True, metavar="PATH",
                     help="a JSONL of chunks (chunk_id, text[, doc_id, start]) or of documents (doc_id, text), or a "
                          "folder of .txt, .md, .rst, .html files (and .pdf, .docx... with llama-index-readers-file "

@@ -1,4 +1,10 @@
-"""``rag-eval judge``: LLM-judged faithfulness, answer correctness and context relevance of RAG answers."""
+"""LLM-judged faithfulness, correctness and context relevance of answers.
+
+Judge RAG answers with an LLM on any OpenAI-compatible server. Input: JSONL, one line per answer: {question, answer,
+contexts (strings or {chunk_id, text}), reference (optional), query_id (optional), ...other fields for --group-by}.
+Every answer gets a score or an unmeasured result with its reason; replies are cached, so a re-run (or a run resumed
+after Ctrl-C) pays nothing twice.
+"""
 
 from __future__ import annotations
 
@@ -16,16 +22,8 @@ from ._progress import progress_enabled
 DEFAULT_JUDGE_METRICS = ("faithfulness",)
 
 
-def add_parser(sub: Any) -> None:
-    """Register the command on the ``rag-eval`` subparsers."""
-    p = sub.add_parser(
-        "judge", help="LLM-judged faithfulness, correctness and context relevance of answers",
-        description="Judge RAG answers with an LLM on any OpenAI-compatible server. Input: JSONL, one line per "
-                    "answer: {question, answer, contexts (strings or {chunk_id, text}), reference (optional), "
-                    "query_id (optional), ...other fields for --group-by}. Every answer gets a score or an "
-                    "unmeasured result with its reason; replies are cached, so a re-run (or a run resumed after "
-                    "Ctrl-C) pays nothing twice.",
-    )
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``rag-eval judge``."""
     p.add_argument("--input", "-i", required=True, metavar="FILE", help="the answers (JSONL)")
     p.add_argument("-m", "--metric", action="append", metavar="METRIC",
                    help="faithfulness, answer_correctness (_precision, _recall), context_relevance (repeatable or "

@@ -1,4 +1,10 @@
-"""``rag-eval meta-eval``: how far answer scorers agree with human labels, beside baselines and the ceiling."""
+"""Measure how far answer scorers agree with human labels.
+
+Score both answers of every human-judged pair with each scorer and set the difference (answer 2 - answer 1) against
+the people's preferences: Pearson, Spearman, Kendall tau-b, accuracy and kappa on the preference's sign, each with a
+bootstrap interval over questions, overall and by domain; beside the baselines (answer length, overlap with the
+reference) and the annotator-vs-annotator ceiling.
+"""
 
 from __future__ import annotations
 
@@ -14,16 +20,8 @@ BUILTINS = ("ragchecker",)
 DEFAULT_METRICS = ("token_f1",)
 
 
-def add_parser(sub: Any) -> None:
-    """Register the command on the ``rag-eval`` subparsers."""
-    p = sub.add_parser(
-        "meta-eval", help="measure how far answer scorers agree with human labels",
-        description="Score both answers of every human-judged pair with each scorer and set the difference "
-                    "(answer 2 - answer 1) against the people's preferences: Pearson, Spearman, Kendall tau-b, "
-                    "accuracy and kappa on the preference's sign, each with a bootstrap interval over questions, "
-                    "overall and by domain; beside the baselines (answer length, overlap with the reference) "
-                    "and the annotator-vs-annotator ceiling.",
-    )
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``rag-eval meta-eval``."""
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--builtin", choices=BUILTINS,
                         help="a labelled set shipped with the package: ragchecker (RAGChecker's 560 human "

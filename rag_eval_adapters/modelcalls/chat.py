@@ -86,18 +86,22 @@ def framework_adapter(obj: Any, adapters: dict[str, tuple[str, str]]) -> Any:
     return None
 
 
+def as_protocol(obj: Any, protocol: type, adapters: dict[str, tuple[str, str]], accepted: str) -> Any:
+    """``obj`` as an instance of ``protocol``: wrapped by its framework's adapter (:func:`framework_adapter`),
+    else itself when it already is one; anything else is refused with ``TypeError("<accepted>; got <type>")``."""
+    wrapped = framework_adapter(obj, adapters)
+    if wrapped is not None:
+        return wrapped
+    if isinstance(obj, protocol):
+        return obj
+    raise TypeError(f"{accepted}; got {type(obj).__name__}")
+
+
 def as_chat_llm(llm: Any) -> ChatLLM:
     """``llm`` as a :class:`ChatLLM`: itself when it already is one, a LlamaIndex ``LLM`` or a LangChain chat
     model wrapped by its adapter; anything else is refused with a TypeError saying what is accepted."""
-    wrapped = framework_adapter(llm, _ADAPTERS)
-    if wrapped is not None:
-        return wrapped
-    if isinstance(llm, ChatLLM):
-        return llm
-    raise TypeError(
-        f"llm must be a LlamaIndex LLM, a LangChain chat model or OpenAICompatibleLLM(model, base_url=...); got "
-        f"{type(llm).__name__}"
-    )
+    return as_protocol(llm, ChatLLM, _ADAPTERS, "llm must be a LlamaIndex LLM, a LangChain chat model or "
+                                                "OpenAICompatibleLLM(model, base_url=...)")
 
 
 def cached_completion(value: Any) -> Completion:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from .chat import framework_adapter
+from .chat import as_protocol
 
 __all__ = ["Embedder", "FrameworkEmbedder", "PrefixedEmbedder", "as_embedder"]
 
@@ -114,10 +114,5 @@ _ADAPTERS = {  # framework module prefix -> (adapter module, class); imported on
 def as_embedder(embedder: Any) -> Embedder:
     """``embedder`` as an :class:`Embedder`: itself when it already is one, a LlamaIndex ``BaseEmbedding`` or a
     LangChain ``Embeddings`` wrapped by its adapter; anything else is refused with a TypeError."""
-    wrapped = framework_adapter(embedder, _ADAPTERS)
-    if wrapped is not None:
-        return wrapped
-    if isinstance(embedder, Embedder):
-        return embedder
-    raise TypeError("embedder must have embed_queries and embed_passages (an Embedder), or be a LlamaIndex or "
-                    f"LangChain embedding model; got {type(embedder).__name__}")
+    return as_protocol(embedder, Embedder, _ADAPTERS, "embedder must have embed_queries and embed_passages (an "
+                                                       "Embedder), or be a LlamaIndex or LangChain embedding model")
