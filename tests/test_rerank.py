@@ -299,5 +299,5 @@ def test_missing_cohere_sdk_says_how_to_install(monkeypatch):
     from rag_eval_adapters.rerank import CohereReranker
 
     monkeypatch.setitem(sys.modules, "cohere", None)  # makes `import cohere` fail like an absent package
-    with pytest.raises(ImportError, match=r'pip install "rag-eval-adapters\[cohere\]"'):
+    with pytest.raises(ImportError, match=r"^CohereReranker needs cohere: pip install 'rag-eval-adapters\[cohere\]'$"):
         CohereReranker(api_key="k")
