@@ -75,18 +75,30 @@ def _socket_guard(monkeypatch):
     yield
 
 
+def _collect_and_freeze() -> None:
+    """Collect the garbage, then freeze what survives: the collector's later passes skip frozen objects."""
+    gc.collect()
+    gc.freeze()
+
+
+# The suite keeps millions of objects alive (the frameworks it imports, session fixtures), and every full pass of
+# the garbage collector walks all of them: about 10 s of CPU over the suite, on top of statsmodels' Holm, which
+# calls gc.collect() itself. So the collector is off while pytest reads the test files (its passes there find
+# next to no garbage) and, after each test, that test's garbage is collected and what survives is frozen.
+@pytest.hookimpl(hookwrapper=True)
+def pytest_collection(session):
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        _collect_and_freeze()
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_teardown(item, nextitem):
-    """After the last test of each module: collect its garbage, then freeze what survives.
-
-    The suite keeps millions of objects alive (the frameworks it imports, session fixtures); every full pass of
-    the garbage collector walks all of them, about 10 s of CPU over the suite. Frozen objects are skipped by
-    those passes, so each pass walks what the current module made; its cyclic garbage is collected first.
-    """
     yield
-    if getattr(nextitem, "module", None) is not getattr(item, "module", None):
-        gc.collect()
-        gc.freeze()
+    _collect_and_freeze()
 
 
 @pytest.fixture
