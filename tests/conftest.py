@@ -6,6 +6,7 @@ ask for a fixture by name and never import one.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import ipaddress
 import json
@@ -44,9 +45,8 @@ class NetworkBlocked(RuntimeError):
     """Raised when a test tries to reach a host beyond loopback."""
 
 
-@pytest.fixture(autouse=True)
-def _socket_guard(monkeypatch):
-    """Fail any connection to an address that is not loopback, for every test."""
+def _guard_sockets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make any connection to an address that is not loopback fail, until ``monkeypatch`` is undone."""
     real_connect = socket.socket.connect
     real_connect_ex = socket.socket.connect_ex
     real_getaddrinfo = socket.getaddrinfo
@@ -72,7 +72,27 @@ def _socket_guard(monkeypatch):
     # Make sure no SDK phones home for telemetry or tracing during tests.
     for key in ("LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING_V2"):
         monkeypatch.setenv(key, "false")
+
+
+@pytest.fixture(autouse=True)
+def _socket_guard(monkeypatch):
+    """Fail any connection to an address that is not loopback, for every test."""
+    _guard_sockets(monkeypatch)
     yield
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless system Chromium for every browser test of the session (a launch costs about 0.7 s of CPU),
+    launched under the socket guard; skipped, saying why, where it cannot run (failed under CI)."""
+    from browser_support import chromium, require_browser
+
+    require_browser()
+    with contextlib.ExitStack() as stack:
+        with pytest.MonkeyPatch.context() as patch:
+            _guard_sockets(patch)
+            launched = stack.enter_context(chromium())
+        yield launched
 
 
 def _collect_and_freeze() -> None:
