@@ -81,10 +81,14 @@ def _socket_guard(monkeypatch):
     yield
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """One headless system Chromium for every browser test of the session (a launch costs about 0.7 s of CPU),
-    launched under the socket guard; skipped, saying why, where it cannot run (failed under CI)."""
+    """One headless system Chromium for the browser tests of a module (a launch costs about 0.7 s of CPU),
+    launched under the socket guard; skipped, saying why, where it cannot run (failed under CI).
+
+    Not one per session: while Playwright's sync API is open, the main thread has a running event loop, so
+    every later ``asyncio.run`` would fail.
+    """
     from browser_support import chromium, require_browser
 
     require_browser()
