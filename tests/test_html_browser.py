@@ -11,19 +11,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from browser_support import WatchedPage, chromium, require_browser, skip_reason  # noqa: E402
+from browser_support import WatchedPage, skip_reason  # noqa: E402
 from html_pages import PROBE_TEXT, PROBES, probe_page, small_page  # noqa: E402
 
 from rag_eval_adapters.reports.html import write_html_report  # noqa: E402
 
 pytestmark = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require_browser()
-    with chromium() as launched:
-        yield launched
 
 
 @pytest.fixture()
@@ -36,18 +29,18 @@ def column(page, table: str, index: int) -> list[str]:
         f"rows => rows.map(r => r.children[{index}].textContent)")
 
 
-def test_the_page_loads_from_disk_under_the_socket_guard_with_no_error_and_no_request(small):
-    with chromium() as launched:  # launched inside the test: the loopback-only socket guard is in force
-        watched = WatchedPage(launched, small)
-        page = watched.page
-        assert page.title() == "test report"
-        assert page.locator("h1").text_content() == "test report"
-        assert [h.text_content() for h in page.locator("h2").all()] == [
-            "Verdict", "Configurations", "Charts", "Paired tests", "Questions", "Question"]
-        assert page.locator("th:not([scope])").count() == 0  # every header cell says what it heads
-        assert page.locator("#chart-vs-k").get_attribute("role") == "img"
-        assert page.locator("#chart-vs-k title").first.text_content() == "ndcg@k by configuration"
-        assert watched.console_errors() == [] and watched.foreign_requests() == []
+def test_the_page_loads_from_disk_under_the_socket_guard_with_no_error_and_no_request(browser, small):
+    # the session's browser (conftest.py) was launched under the loopback-only socket guard, in force here too
+    watched = WatchedPage(browser, small)
+    page = watched.page
+    assert page.title() == "test report"
+    assert page.locator("h1").text_content() == "test report"
+    assert [h.text_content() for h in page.locator("h2").all()] == [
+        "Verdict", "Configurations", "Charts", "Paired tests", "Questions", "Question"]
+    assert page.locator("th:not([scope])").count() == 0  # every header cell says what it heads
+    assert page.locator("#chart-vs-k").get_attribute("role") == "img"
+    assert page.locator("#chart-vs-k title").first.text_content() == "ndcg@k by configuration"
+    assert watched.console_errors() == [] and watched.foreign_requests() == []
 
 
 def test_sorting_and_filtering_change_the_configuration_table(browser, small):

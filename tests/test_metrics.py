@@ -143,7 +143,7 @@ def test_score_mapping_is_ranked_like_trec_eval():
     assert m.mrr(scores, ["b"]) == 1.0
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     ranking=st.lists(st.sampled_from("abcdefghij"), max_size=15),
     grades=st.dictionaries(st.sampled_from("abcdefghijkl"), st.integers(-2, 4), min_size=1),

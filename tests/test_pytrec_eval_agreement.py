@@ -65,7 +65,7 @@ def test_thousands_of_random_graded_cases(level):
     assert_agrees(qrels, run, level)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     n_docs=st.integers(2, 30),

@@ -166,7 +166,8 @@ def trec_files(draw, n_fields, values):
     return data
 
 
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# 150 generated files per engine pair (and the regressions pinned by @example): 1.1 s of CPU; 300 took 2.3 s
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @SETTINGS
