@@ -81,12 +81,12 @@ def test_a_metric_stops_where_it_would_alone():
 
 def test_the_bootstrap_stops_within_its_tolerance_of_many_resamples():
     rng = np.random.default_rng(5)
-    a = rng.random(2000)
-    b = a + rng.normal(0.02, 0.3, 2000)
-    reference = paired_test(a, b, n_bootstrap=200_000, ci_tolerance=None, n_permutations=10)
+    a = rng.random(1000)
+    b = a + rng.normal(0.02, 0.3, 1000)
+    reference = paired_test(a, b, n_bootstrap=100_000, ci_tolerance=None, n_permutations=10)
     for seed in range(5):
         result = paired_test(a, b, ci_tolerance=0.001, n_permutations=10, seed=seed)
-        # within the tolerance of the 200,000-resample bounds (whose own error is about 0.0002)
+        # within the tolerance of the 100,000-resample bounds (whose own error is about 0.0003)
         assert abs(result.ci_low - reference.ci_low) < 0.0015, seed
         assert abs(result.ci_high - reference.ci_high) < 0.0015, seed
     # it stopped at a checkpoint well below the cap: a cap of 10,000 or 1,000,000 gives the same bounds
