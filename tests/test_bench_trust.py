@@ -328,6 +328,18 @@ def _legends_outside(fig):
                 assert not box.overlaps(ax.get_window_extent()), "a legend covers a plot"
 
 
+def _nothing_cut_off(fig):
+    """Every legend and everything every panel draws (title, tick labels, axis labels) lies inside the figure
+    (saved without a tight box, as plot_vs_k saves it, nothing is cut off)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [(legend.get_window_extent(renderer), "a legend") for legend in fig.legends]
+    boxes += [(ax.get_tightbbox(renderer), ax.get_title()) for ax in fig.axes if ax.get_visible()]
+    for box, what in boxes:
+        assert -1 <= box.x0 and box.x1 <= fig.bbox.x1 + 1 and -1 <= box.y0 and box.y1 <= fig.bbox.y1 + 1, \
+            f"cut off: {what!r} at {box} in a figure of {fig.bbox}"
+
+
 def _bench_with(n_chunkings, tmp_path):
     chunkings = [FunctionChunking(f"c{i}", sentences) for i in range(n_chunkings)]
     return run_bench(documents(), case_records(), chunkings=chunkings, retrievers=["bm25", "e5", "hybrid"],
@@ -344,6 +356,7 @@ def test_every_line_has_its_own_style_and_legends_sit_outside(tmp_path):
             styles = _styles(ax)
             assert len(styles) == 6 and len(set(styles)) == 6
     _legends_outside(fig)
+    _nothing_cut_off(fig)
     plt.close(fig)
     fig = by_type_figure(bench)
     _legends_outside(fig)
@@ -362,6 +375,7 @@ def test_many_configurations_make_small_multiples(tmp_path):
         styles = _styles(ax)
         assert len(styles) <= MAX_SERIES and len(set(styles)) == len(styles)
     _legends_outside(fig)
+    _nothing_cut_off(fig)
     plt.close(fig)
     bench.output_dir = None
     from rag_eval_adapters.bench.charts import plot_vs_k
@@ -446,3 +460,17 @@ def test_one_failed_query_is_one_query(tmp_path):
                          "--allow-errors")
     assert code == 0, err
     assert "1 query failed; use --per-query to see it" in out and "1 queries" not in out
+
+
+def test_configuration_names_too_long_for_the_legend_column_still_make_a_whole_chart(tmp_path):
+    from PIL import Image
+
+    from rag_eval_adapters.bench.charts import plot_vs_k
+
+    long_name = "a-chunking-named-at-length-by-its-user-" * 3
+    bench = run_bench(documents(), case_records(), chunkings=[FunctionChunking(long_name, sentences)],
+                      retrievers=["bm25"], rerankers=[], settings=FAST, embedder=HashEmbedder(),
+                      cache_dir=tmp_path / "c")
+    path = plot_vs_k(bench, tmp_path / "k.png")
+    width, _ = Image.open(path).size
+    assert width > 1500  # the tight box grew the picture to hold the legend beside the 15-inch panels

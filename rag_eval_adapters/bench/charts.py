@@ -49,10 +49,31 @@ def _legend_outside(fig: Any, ax: Any, ncol: int = 1) -> None:
                    frameon=False)
 
 
-def _save(fig: Any, path: Path) -> Path:
-    fig.savefig(path, dpi=100, bbox_inches="tight")  # the box includes the legends outside the axes
+def _save(fig: Any, path: Path, *, tight: bool = True) -> Path:
+    # a tight box includes the legends outside the axes (one more drawing pass); a fixed layout already has them
+    fig.savefig(path, dpi=100, bbox_inches="tight" if tight else None)
     _pyplot().close(fig)
     return path
+
+
+def _fixed_layout(fig: Any, ax: Any, *, top_title: bool = True) -> None:
+    """Margins set in inches, the legend in a column kept free to the right of the panels: the layout of the
+    metrics-against-k charts without a measuring pass (their tick labels are the cutoffs, their titles short).
+    Legend labels too long for a third of the width get the measured layout and a tight box instead."""
+    handles, labels = ax.get_legend_handles_labels()
+    width, height = fig.get_size_inches()
+    legend_in = 0.6 + 0.075 * max((len(label) for label in labels), default=0)  # a line sample, then the text
+    if legend_in > width / 3:
+        fig.tight_layout()
+        _legend_outside(fig, ax)
+        return
+    fig.fixed_layout = True  # plot_vs_k saves it as it is
+    right = 1.0 - (legend_in + 0.2) / width
+    fig.subplots_adjust(left=0.6 / width, right=right, bottom=0.6 / height, top=1.0 - 0.45 / height,
+                        wspace=0.25, hspace=0.45 if top_title else 0.3)
+    if handles:
+        fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(right + 0.1 / width, 1.0 - 0.45 / height),
+                   fontsize=8, frameon=False)
 
 
 def by_type_figure(bench: Any) -> Any:
@@ -102,8 +123,7 @@ def _lines_by_metric(plt: Any, bench: Any, ks: list[int]) -> Any:
         ax.grid(alpha=0.3)
     for ax in flat[len(families):]:
         ax.set_visible(False)
-    fig.tight_layout()
-    _legend_outside(fig, flat[0])
+    _fixed_layout(fig, flat[0])
     return fig
 
 
@@ -123,9 +143,8 @@ def _panels_by_configuration(plt: Any, bench: Any, ks: list[int]) -> Any:
         ax.grid(alpha=0.3)
     for ax in flat[len(bench.results):]:
         ax.set_visible(False)
-    fig.supxlabel("k")
-    fig.tight_layout()
-    _legend_outside(fig, flat[0])
+    fig.supxlabel("k", y=0.1 / fig.get_size_inches()[1], va="bottom")
+    _fixed_layout(fig, flat[0])
     return fig
 
 
@@ -141,4 +160,5 @@ def vs_k_figure(bench: Any) -> Any:
 
 def plot_vs_k(bench: Any, path: Path) -> Path:
     """Metrics (hit rate, recall, precision, MRR, nDCG) against k, as :func:`vs_k_figure` draws them."""
-    return _save(vs_k_figure(bench), path)
+    fig = vs_k_figure(bench)
+    return _save(fig, path, tight=not getattr(fig, "fixed_layout", False))
