@@ -249,7 +249,7 @@ def test_judges_on_an_actor_pool_under_one_rate_limit_equal_judge_answers(local_
 
     records = [{"query_id": f"j{i}", "question": f"Fact {i}?", "answer": f"Fact {i} is true. Moon {i} is cheese.",
                 "contexts": [f"Fact {i} is true and known."], "query_type": "odd" if i % 2 else "even"}
-               for i in range(24)]
+               for i in range(12)]
     records[5]["answer"] = ""
     arrivals = []
 
@@ -262,11 +262,11 @@ def test_judges_on_an_actor_pool_under_one_rate_limit_equal_judge_answers(local_
         sent = len(server.chat_requests)
         arrivals.clear()
         factory = functools.partial(make_judge, server.base_url, server.api_key, str(tmp_path / "judge.sqlite"))
-        result = judge_answers_ray(records, "faithfulness", factory, concurrency=2, batch_size=6, max_per_second=20)
+        result = judge_answers_ray(records, "faithfulness", factory, concurrency=2, batch_size=3, max_per_second=20)
         calls = len(server.chat_requests) - sent
-        again = judge_answers_ray(records, "faithfulness", factory, concurrency=1, batch_size=6)  # a new actor
+        again = judge_answers_ray(records, "faithfulness", factory, concurrency=1, batch_size=3)  # a new actor
         assert len(server.chat_requests) - sent == calls  # the shared cache: the re-run pays nothing
-    assert calls == 46 and result.info["usage"]["calls"] == 46 and again.info["usage"]["cache_hits"] == 46
-    assert arrivals[-1] - arrivals[0] >= 45 / 20 * 0.75  # 46 starts under one limit of 20 a second, both actors
+    assert calls == 22 and result.info["usage"]["calls"] == 22 and again.info["usage"]["cache_hits"] == 22
+    assert arrivals[-1] - arrivals[0] >= 21 / 20 * 0.75  # 22 starts under one limit of 20 a second, both actors
     assert result.per_query == local.per_query and result.unmeasured == {"faithfulness": {"j5": "empty_answer"}}
     assert result.mean["faithfulness"] == pytest.approx(0.5) and result.info["judge"]["judge_model"] == "judge-model"

@@ -4,6 +4,7 @@ keyboard reaches everything, and injection probes in every text do nothing."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -188,3 +189,48 @@ def test_a_page_with_nothing_but_a_title_and_one_configuration_loads_without_err
         assert watched.console_errors() == [] and watched.foreign_requests() == []
         assert watched.page.locator("#questions p").text_content() == "No per-question data in this report."
     assert column(watched.page, "config-table", 1) == ["0.250"]
+
+
+# The demo's page, in this module's Chromium (one launch for every browser test of report.html)
+def test_demo_prints_the_page_first_and_it_reads_in_the_browser(demo_run, browser):
+    """The demo's report.html in headless Chromium: no console error, no request, and the drill-down of each
+    configuration's worst question shows the chunks, grades and evidence that report.json holds.
+    With RAG_EVAL_SCREENSHOTS=DIR it saves the overview and a drill-down as PNG files there."""
+    code, out, _, folder = demo_run
+    assert code == 0
+    closing = out[out.index("Open the report:"):]
+    assert closing.split()[3] == str(folder.resolve() / "report.html")
+    from browser_support import screenshot
+
+    report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    names = list(report["configurations"])
+    watched = WatchedPage(browser, folder / "report.html")
+    page = watched.page
+    assert page.locator("#verdict li").all_text_contents() == report["verdict"]
+    assert page.locator("#config-table tbody tr").count() == len(names)
+    page.set_viewport_size({"width": 1300, "height": 2000})  # verdict, table and charts in one picture
+    screenshot(page, "demo_overview.png")
+    for ci, name in enumerate(names):
+        worst = report["configurations"][name]["worst_queries"][0]
+        qi = page.evaluate("id => JSON.parse(document.getElementById('report-data').textContent)"
+                           ".questions.findIndex(q => q.id === id)", worst["query_id"])
+        page.select_option("#q-type", "all")
+        page.fill("#q-search", worst["query_id"])
+        page.click(f"#questions-table .qbtn[data-question='{qi}']")
+        page.select_option("#drill-a", str(ci))
+        left = page.locator("#drilldown .config-column").nth(0)
+        cards = left.locator(".chunk")
+        assert cards.evaluate_all("cs => cs.slice(0, 3).map(c => [c.dataset.chunkId, Number(c.dataset.grade)])") \
+            == [[r["chunk_id"], r["grade"]] for r in worst["retrieved"]], name
+        for i, retrieved in enumerate(worst["retrieved"]):
+            assert cards.nth(i).locator(".chunk-text").text_content() == retrieved["text"]
+            marks = cards.nth(i).locator("mark.evidence").all_text_contents()
+            assert bool(marks) == (retrieved["grade"] > 0)
+            assert all(any(m.strip() in e for e in worst["evidence"]) for m in marks)
+        assert page.locator("#drilldown .q-question").text_content() == worst["query"]
+    page.fill("#q-search", "")
+    page.click("#questions-table .qbtn[data-question='0']")  # q001: answered, so its answers show too
+    page.select_option("#drill-a", label="s256o32/hybrid")
+    page.select_option("#drill-b", label="s96o16/bm25")
+    screenshot(page.locator("#drilldown"), "demo_drilldown.png")
+    assert watched.console_errors() == [] and watched.foreign_requests() == []

@@ -171,13 +171,13 @@ def test_hoeffdings_bound_is_never_below_the_exact_p_value():
 
 
 def test_the_bound_keeps_the_type_one_error_under_the_null():
-    # 20,000 metrics of 11 queries under the null: differences of +-1 (half of them) or of random sizes, each
+    # 12,000 metrics of 11 queries under the null: differences of +-1 (half of them) or of random sizes, each
     # sign a fair coin. One permutation: the count alone gives p = 1/2 or 1, so every p-value below 1/2 is the
     # bound's (for +-1, when all 11 signs agree: p = 2 exp(-5.5) = 0.0082, exact 2 / 2048). P(p <= u) <= u.
     rng = np.random.default_rng(17)
-    signs = rng.choice([-1.0, 1.0], size=(20_000, 11))
-    sizes = np.where(np.arange(20_000)[:, None] % 2 == 0, 1.0, rng.uniform(0.2, 1.0, (20_000, 11)))
-    columns = {f"m{j}": signs[j] * sizes[j] for j in range(20_000)}
+    signs = rng.choice([-1.0, 1.0], size=(12_000, 11))
+    sizes = np.where(np.arange(12_000)[:, None] % 2 == 0, 1.0, rng.uniform(0.2, 1.0, (12_000, 11)))
+    columns = {f"m{j}": signs[j] * sizes[j] for j in range(12_000)}
     comparison = compare_per_query(differences_per_query(columns), list(columns), n_permutations=1, n_bootstrap=1,
                                    seed=3, correction="none")
     p = np.array([t.randomization_p_value for t in comparison.tests])
