@@ -57,6 +57,8 @@ class Registered(BaseModel):
     """The canonical name."""
     aliases: ClassVar[tuple[str, ...]] = ()
     """Other names of the metric with its default options (case-insensitive)."""
+    bounded: ClassVar[bool] = True
+    """Whether every value lies in [0, 1] (every answer metric; every retrieval metric but DCG)."""
     variants: ClassVar[dict[str, dict[str, Any]]] = {}
     """Further names, each with the options it stands for (``{"token_recall": {"part": "recall"}}``)."""
 
@@ -152,8 +154,6 @@ class Metric(Registered):
     """ir_measures' name for the measure, ``""`` when it has none."""
     function: ClassVar[str]
     """The name of the per-query function in :mod:`rag_eval_adapters.metrics`."""
-    bounded: ClassVar[bool] = True
-    """Whether every value lies in [0, 1]."""
     cutoff: ClassVar[bool] = True
     """Whether the metric takes a cutoff ``k``."""
     default: ClassVar[bool] = True

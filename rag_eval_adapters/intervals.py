@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["INTERVAL_METHODS", "MeanInterval", "mean_interval", "report_intervals", "check_values", "check_confidence",
-           "normal_quantile", "t_quantile"]
+           "in_unit_interval", "normal_quantile", "t_quantile"]
 
 INTERVAL_METHODS = ("t", "normal", "bootstrap")
 """The intervals of a plain mean :func:`mean_interval` makes (PPI intervals come from :mod:`~.ppi`)."""
@@ -226,12 +226,13 @@ def report_intervals(report: Any, *, method: str = "t", confidence: float = 0.95
         column = column[~np.isnan(column)]  # a judge's unmeasured cells are NaN: the mean is of the measured ones
         if column.size:
             out[key] = mean_interval(column, method=method, confidence=confidence, n_bootstrap=n_bootstrap, seed=seed,
-                                     bounds=(0.0, 1.0) if _in_unit_interval(report.metrics[j], column) else None)
+                                     bounds=(0.0, 1.0) if in_unit_interval(report.metrics[j], column) else None)
     return out
 
 
-def _in_unit_interval(metric: Any, column: np.ndarray) -> bool:
-    """Whether ``metric`` is a registry metric bounded by [0, 1] (its object, or a name the registry reads)."""
+def in_unit_interval(metric: Any, column: np.ndarray) -> bool:
+    """Whether ``metric`` is a registry metric bounded by [0, 1] (its object, or a name the registry reads) and
+    ``column`` (its values) lies in [0, 1]."""
     if isinstance(metric, str):
         from .measures import parse_metric
 

@@ -48,12 +48,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from .intervals import MeanInterval, check_confidence, check_values, normal_quantile, t_quantile
+from .intervals import MeanInterval, check_confidence, check_values, in_unit_interval, normal_quantile, t_quantile
 
 __all__ = ["PPIInterval", "ppi_mean", "ppi_paired", "ppi_mean_by_id", "ppi_paired_by_id", "tuned_lambda",
            "corrected_means", "CorrectedComparison", "corrected_comparison"]
@@ -294,7 +294,8 @@ def corrected_means(report: Any, human: Mapping[Hashable, Mapping[str, float]], 
     -------
     dict
         Metric key -> :class:`PPIInterval`, for each metric of the report labelled on at least 2 of its queries
-        (and with at least one query unlabelled).
+        (and with at least one query unlabelled). For a registry metric bounded by [0, 1] whose scores and labels
+        lie in [0, 1], the estimate and interval are cut to [0, 1].
 
     Raises
     ------
@@ -322,8 +323,14 @@ def corrected_means(report: Any, human: Mapping[Hashable, Mapping[str, float]], 
         labelled = [q for q in labelled if q in judge]
         if len(labelled) < 2 or len(labelled) == len(judge):
             continue
-        out[key] = ppi_mean_by_id(judge, {q: float(human[q][key]) for q in labelled}, confidence=confidence,
-                                  quantile=quantile)
+        labels = {q: float(human[q][key]) for q in labelled}
+        interval = ppi_mean_by_id(judge, labels, confidence=confidence, quantile=quantile)
+        if in_unit_interval(report.metrics[j], np.array([*judge.values(), *labels.values()])):
+            # the true mean of a metric in [0, 1] lies in [0, 1]: cutting the interval (and the estimate) to it
+            # keeps every true value the interval covered
+            interval = replace(interval, estimate=min(1.0, max(0.0, interval.estimate)),
+                               low=max(0.0, interval.low), high=min(1.0, interval.high))
+        out[key] = interval
     return out
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -30,10 +31,13 @@ LABELS = {"q1": {"ndcg@3": 1.0, "token_f1": 0.5, "mrr@1": 1.0}, "q2": {"ndcg@3":
 
 
 def by_hand(per_query: dict, metric: str, human: dict) -> object:
-    """``ppi_mean`` from the report's per-query values: the labelled queries' values and the others'."""
+    """``ppi_mean`` from the report's per-query values: the labelled queries' values and the others', cut to
+    [0, 1]."""
     labelled = [q for q in per_query if metric in human.get(q, {})]
-    return ppi_mean([human[q][metric] for q in labelled], [per_query[q][metric] for q in labelled],
-                    [v[metric] for q, v in per_query.items() if q not in labelled], confidence=0.9)
+    out = ppi_mean([human[q][metric] for q in labelled], [per_query[q][metric] for q in labelled],
+                   [v[metric] for q, v in per_query.items() if q not in labelled], confidence=0.9)
+    # both metrics lie in [0, 1]: the corrected mean and its interval are cut to [0, 1]
+    return replace(out, estimate=min(1.0, max(0.0, out.estimate)), low=max(0.0, out.low), high=min(1.0, out.high))
 
 
 def test_run_bench_intervals_and_human_labels_equal_the_hand_computation(bench_inputs, tmp_path):

@@ -93,3 +93,22 @@ def test_report_intervals_of_metrics_in_0_1_stay_in_0_1_and_dcg_is_not_cut():
     dcg = report.column("dcg@2")
     assert out["dcg@2"] == mean_interval(dcg, method="t")  # DCG is not bounded by 1: its interval is not cut
     assert out["dcg@2"].high > 1.0
+
+
+def test_a_corrected_mean_of_a_metric_in_0_1_is_cut_to_0_1_and_a_judges_is_left_as_computed():
+    from rag_eval_adapters import Report, evaluate
+    from rag_eval_adapters.ppi import corrected_means, ppi_mean
+
+    qrels = {f"q{i}": {"d1": 1} for i in range(12)}
+    run = {f"q{i}": {"d1": 2.0, "d2": 1.0} if i % 6 else {"d2": 2.0, "d1": 1.0} for i in range(12)}
+    report = evaluate(qrels, run, ["hit_rate@1"])
+    human = {f"q{i}": {"hit_rate@1": label} for i, label in enumerate([1.0, 1.0, 1.0, 0.0])}
+    judge = report.column("hit_rate@1")
+    plain = ppi_mean([1.0, 1.0, 1.0, 0.0], judge[:4], judge[4:])
+    assert plain.low < 0.0 and plain.high > 1.0  # PPI++ alone reaches past both ends here
+    cut = corrected_means(report, human)["hit_rate@1"]
+    assert cut.high == min(1.0, plain.high) and cut.low == max(0.0, plain.low) and cut.high <= 1.0
+    assert cut.estimate == min(1.0, max(0.0, plain.estimate)) and cut.n == plain.n and cut.lam == plain.lam
+    # a judge's score named by the user is not a registry metric: its interval is left as PPI++ gives it
+    named = Report(["faith"], report.query_ids, judge.reshape(-1, 1))
+    assert corrected_means(named, {q: {"faith": v["hit_rate@1"]} for q, v in human.items()})["faith"] == plain
