@@ -3,6 +3,8 @@ against the local OpenAI-compatible judge server (its grades known in advance, s
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import sys
 from pathlib import Path
@@ -80,6 +82,10 @@ def test_the_cli_measures_the_judge_drops_an_unmeasured_answer_and_caches(tmp_pa
     assert code == 0 and f"{name} [1 dropped]" in table
     assert f"{name}: 1 of 4 questions dropped (2 of 8 labels), an answer unmeasured: invalid_output 1" in table
     assert "nan" not in table.lower()
+    code, text, _ = run_cli(*argv[:-2], "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert code == 0 and {r["dropped_questions"] for r in rows if r["scorer"] == name} == {"1"}
+    assert {r["dropped_questions"] for r in rows if r["scorer"] == "token_f1"} == {"0"}
 
 
 def test_judge_scorer_in_meta_evaluate_equals_the_hand_computation(tmp_path, judge_server):

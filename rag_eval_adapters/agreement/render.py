@@ -99,7 +99,7 @@ def render_meta_evaluation(m: MetaEvaluation, fmt: str = "table",
     m : MetaEvaluation
     fmt : {"table", "markdown", "csv", "json"}
         ``json`` holds every statistic (with accuracy, kappa and the confusion matrix on preference signs) and
-        every group; ``csv`` one row per scorer, label, group and statistic.
+        every group; ``csv`` one row per scorer, label, group and statistic (with the questions the scorer dropped).
     statistics : sequence of str
         The statistics the table and Markdown show (the first one in the by-domain tables).
 
@@ -117,14 +117,15 @@ def render_meta_evaluation(m: MetaEvaluation, fmt: str = "table",
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(["scorer", "label", "group", "n", "statistic", "value", "low", "high"])
+        writer.writerow(["scorer", "label", "group", "n", "statistic", "value", "low", "high", "dropped_questions"])
         for name, by in _rows(m):
+            dropped = m.dropped.get(name, {}).get("questions", 0)  # questions the scorer could not score, overall
             for label in m.labels:
                 agreement = by[label]
                 for stats in [agreement.overall, *agreement.groups.values()]:
                     for key, e in stats.estimates.items():
                         writer.writerow([name, label, stats.group, stats.n, key,
-                                         *("" if v is None else v for v in (e.value, e.low, e.high))])
+                                         *("" if v is None else v for v in (e.value, e.low, e.high)), dropped])
         return buffer.getvalue()
     lines: list[str] = []
     for title, header, rows in _tables(m, statistics):
