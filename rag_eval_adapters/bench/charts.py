@@ -56,7 +56,7 @@ def _save(fig: Any, path: Path, *, tight: bool = True) -> Path:
     return path
 
 
-def _fixed_layout(fig: Any, ax: Any, *, top_title: bool = True) -> None:
+def _fixed_layout(fig: Any, ax: Any) -> None:
     """Margins set in inches, the legend in a column kept free to the right of the panels: the layout of the
     metrics-against-k charts without a measuring pass (their tick labels are the cutoffs, their titles short).
     Legend labels too long for a third of the width get the measured layout and a tight box instead."""
@@ -70,7 +70,7 @@ def _fixed_layout(fig: Any, ax: Any, *, top_title: bool = True) -> None:
     fig.fixed_layout = True  # plot_vs_k saves it as it is
     right = 1.0 - (legend_in + 0.2) / width
     fig.subplots_adjust(left=0.6 / width, right=right, bottom=0.6 / height, top=1.0 - 0.45 / height,
-                        wspace=0.25, hspace=0.45 if top_title else 0.3)
+                        wspace=0.25, hspace=0.45)
     if handles:
         fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(right + 0.1 / width, 1.0 - 0.45 / height),
                    fontsize=8, frameon=False)

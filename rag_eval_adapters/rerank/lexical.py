@@ -27,7 +27,7 @@ def _stem(token: str) -> str:
     return token
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=8_192)  # a run's candidate chunks; each entry holds a text's term sets (a few kB)
 def _text_terms(text: str, keep_stopwords: bool) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
     """The folded terms of ``text`` and its adjacent term pairs (stopwords dropped unless kept)."""
     tokens = [_stem(t) for t in _TOKEN.findall(text.casefold())]
