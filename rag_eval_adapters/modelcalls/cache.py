@@ -20,6 +20,7 @@ import math
 import os
 import sqlite3
 import threading
+import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -131,20 +132,37 @@ class SqliteCache:
             self._conn = sqlite3.connect(str(self.path), timeout=self.busy_timeout, check_same_thread=False)
         except (OSError, sqlite3.Error) as exc:
             raise CacheError(f"cannot open the cache file {str(self.path)!r}: {exc}. Pass a writable path.") from exc
-        try:
-            self._conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            with self._conn:
-                self._conn.execute(
-                    "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, value TEXT NOT NULL, digest TEXT NOT NULL)"
-                )
-            self._conn.execute("SELECT COUNT(*) FROM calls").fetchone()
-        except sqlite3.Error as exc:
-            self._conn.close()
-            raise CacheError(
-                f"the cache file {str(self.path)!r} is not a usable SQLite database ({exc}); delete it or pass "
-                "another cache path."
-            ) from exc
+        deadline = time.monotonic() + self.busy_timeout
+        while True:
+            try:
+                self._set_up()
+                break
+            except sqlite3.OperationalError as exc:
+                # processes opening a new file at once: switching it to WAL can answer "locked" at once, without
+                # waiting for the busy timeout; the switch is tried again until the timeout is spent
+                if "locked" in str(exc) and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                    continue
+                self._unusable(exc)
+            except sqlite3.Error as exc:
+                self._unusable(exc)
+
+    def _set_up(self) -> None:
+        """The connection's busy timeout and WAL journal, and the table (created when missing)."""
+        self._conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        with self._conn:
+            self._conn.execute(
+                "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, value TEXT NOT NULL, digest TEXT NOT NULL)"
+            )
+        self._conn.execute("SELECT COUNT(*) FROM calls").fetchone()
+
+    def _unusable(self, exc: sqlite3.Error) -> None:
+        self._conn.close()
+        raise CacheError(
+            f"the cache file {str(self.path)!r} is not a usable SQLite database ({exc}); delete it or pass "
+            "another cache path."
+        ) from exc
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({str(self.path)!r})"
