@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from .closing import Closeable
+
 __all__ = [
     "CacheError",
     "CacheWriteWarning",
@@ -84,8 +86,9 @@ class CallCache(Protocol):
     def set_many(self, items: Mapping[str, Any]) -> None: ...
 
 
-class InMemoryCache:
-    """A process-local, thread-safe cache (values are stored as canonical JSON and decoded on read)."""
+class InMemoryCache(Closeable):
+    """A process-local, thread-safe cache (values are stored as canonical JSON and decoded on read); a context
+    manager like every cache here (``close`` keeps the entries: there is nothing to release)."""
 
     def __init__(self) -> None:
         self._data: dict[str, str] = {}
@@ -107,8 +110,9 @@ class InMemoryCache:
             self._data.update(encoded)
 
 
-class SqliteCache:
-    """A persistent cache in one SQLite file (created if missing), shared safely by threads and processes.
+class SqliteCache(Closeable):
+    """A persistent cache in one SQLite file (created if missing), shared safely by threads and processes;
+    ``with SqliteCache(path) as cache:`` closes the connection at the end of the block (as :meth:`close`).
 
     Parameters
     ----------
