@@ -14,7 +14,8 @@
   bad reply), shared by the test-set generator and the judges; :func:`is_refusal`, :func:`json_candidates`
   read replies; :data:`FATAL_STATUS` the statuses that stop a batch; :class:`CallEstimate`,
   :func:`estimate_tokens` and :class:`NotCached` the dry-run estimate.
-* :class:`Budget` / :class:`BudgetExceeded`: ``max_calls`` / ``max_cost`` checked before each paid call.
+* :class:`Budget` / :class:`BudgetExceeded`: ``max_calls`` / ``max_cost`` checked before each paid call
+  (:class:`BudgetedChatLLM`; :func:`spending_limit` puts every model :func:`resolve_llm` builds under one).
 * :class:`Closeable`: models and caches are context managers (``with OpenAICompatibleLLM(...) as llm:``).
 * :class:`ScriptedChatLLM`: a scripted fake chat model for tests (replies from a list or a function, records
   calls, fails on cue with :class:`ScriptedHTTPError` or any exception).
@@ -29,7 +30,7 @@ is built).
 
 from __future__ import annotations
 
-from .budget import Budget, BudgetedChatLLM, BudgetExceeded
+from .budget import Budget, BudgetedChatLLM, BudgetExceeded, active_budget, spending_limit
 from .cache import (
     CacheError,
     CacheWriteWarning,
@@ -80,6 +81,8 @@ __all__ = [
     "ScriptedChatLLM",
     "ScriptedHTTPError",
     "ask_json",
+    "active_budget",
+    "spending_limit",
     "estimate_tokens",
     "is_refusal",
     "json_candidates",

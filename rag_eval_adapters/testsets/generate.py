@@ -39,10 +39,27 @@ from .prompts import PROMPT_VERSION, QUESTION_TYPES, build_messages, repair_mess
 from .retrieval import retriever_rank
 from .testset import TestCase, TestSet
 
-__all__ = ["generate_testset", "plan_tasks", "OUTPUT_TOKENS_PER_QUESTION"]
+__all__ = ["generate_testset", "plan_tasks", "describe_shortfall", "OUTPUT_TOKENS_PER_QUESTION"]
 
 #: the dry-run estimate of completion tokens per requested question
 OUTPUT_TOKENS_PER_QUESTION = 80
+
+
+def describe_shortfall(summary: dict[str, Any]) -> str | None:
+    """One line saying why fewer cases were generated than requested, from a :func:`generate_testset` summary:
+    ``"generated 9 of 15 requested questions; 6 dropped: evidence_not_found 4, not_enough_chunks 2 (3 chunks
+    skipped as shorter than min_chunk_chars)"``; None when every requested case was generated."""
+    requested, generated = summary.get("requested", 0), summary.get("generated", 0)
+    if generated >= requested:
+        return None
+    dropped = summary.get("dropped") or {}
+    reasons = ", ".join(f"{reason} {count}" for reason, count in sorted(dropped.items(), key=lambda kv: -kv[1]))
+    line = (f"generated {generated} of {requested} requested questions; {requested - generated} dropped"
+            + (f": {reasons}" if reasons else ""))
+    skipped = summary.get("skipped_short_chunks") or 0
+    if skipped:
+        line += f" ({skipped} chunk(s) skipped as shorter than min_chunk_chars)"
+    return line
 
 
 def _check_args(samples: Any, types: Any, per_chunk: Any, max_concurrency: Any, min_chunk_chars: Any) -> tuple[str, ...]:
