@@ -119,9 +119,9 @@ class StructuredCaller(ChatCaller):
         """``json_schema`` while the API's structured output is used, else ``prompt``."""
         return "json_schema" if self.native else "prompt"
 
-    def _send(self, messages: list[dict[str, str]], form: type[BaseModel], native: bool) -> Completion:
+    def _send(self, messages: list[dict[str, str]], form: type[BaseModel] | None, native: bool) -> Completion:
         extra: dict[str, Any] = {}
-        if native:
+        if native and form is not None:
             extra["response_format"] = _format(form)
         if "seed" in self.keywords and self.seed is not None:
             extra["seed"] = self.seed
@@ -129,8 +129,13 @@ class StructuredCaller(ChatCaller):
             extra["temperature"] = 0.0
         return self.send(messages, **extra)
 
-    def chat(self, messages: list[dict[str, str]], form: type[BaseModel], what: str) -> Completion:
-        """One reply to ``messages`` (from the cache when there), retried per the policy.
+    def chat(self, messages: list[dict[str, str]], what: str) -> Completion:
+        """:meth:`chat_form` without a reply form (no ``response_format`` is sent)."""
+        return self.chat_form(messages, None, what)
+
+    def chat_form(self, messages: list[dict[str, str]], form: type[BaseModel] | None, what: str) -> Completion:
+        """One reply to ``messages`` (from the cache when there), retried per the policy; ``form`` is asked for
+        through ``response_format`` while the API's structured output is used.
 
         Raises
         ------
@@ -197,7 +202,7 @@ class StructuredCaller(ChatCaller):
             Only for :data:`FATAL_STATUS` (a configuration error every further call would repeat).
         """
         try:
-            got = ask_json(lambda sent, name: self.chat(sent, form, name), messages,
+            got = ask_json(lambda sent, name: self.chat_form(sent, form, name), messages,
                            lambda text: _read(text, form, check), repair_messages, what)
         except ModelCallError as exc:
             if exc.status_code in FATAL_STATUS:

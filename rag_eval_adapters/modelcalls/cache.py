@@ -14,6 +14,7 @@ result that was just paid for.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -190,7 +191,7 @@ class SqliteCache(Closeable):
                 part = keys[start : start + 500]
                 marks = ",".join("?" * len(part))
                 sql = f"SELECT key, value, digest FROM calls WHERE key IN ({marks})"
-                for key, value, digest in self._run(lambda c, sql=sql, part=part: c.execute(sql, part).fetchall()):
+                for key, value, digest in self._run(functools.partial(_select, sql=sql, keys=part)):
                     if isinstance(value, str) and digest == _digest(key, value):
                         try:
                             out[key] = json.loads(value)
@@ -218,6 +219,11 @@ class SqliteCache(Closeable):
         """Close the database connection."""
         with self._lock:
             self._conn.close()
+
+
+def _select(conn: sqlite3.Connection, sql: str, keys: list[str]) -> list[Any]:
+    """The rows ``sql`` selects for ``keys``."""
+    return conn.execute(sql, keys).fetchall()
 
 
 def open_cache(cache: CallCache | str | os.PathLike[str] | None) -> CallCache | None:

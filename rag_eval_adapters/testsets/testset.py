@@ -120,7 +120,8 @@ def read_testset(source: TestSetSource) -> TestSet:
     if isinstance(source, (str, os.PathLike)):
         name = "<stdin>" if str(source) == "-" else str(source)
         try:
-            cases = [case_from_record(row, f"{name}:{number}", number) for number, row in read_jsonl_objects(source)]
+            rows = read_jsonl_objects(source if isinstance(source, str) else Path(source))
+            cases = [case_from_record(row, f"{name}:{number}", number) for number, row in rows]
         except ValueError as exc:
             if name != "<stdin>" and _starts_with_array(source):
                 raise ValueError(f"{name} is one JSON array, but a test set is JSON Lines: one test case (a JSON "
