@@ -190,3 +190,20 @@ def test_generate_checks_the_key_before_reading_the_corpus_and_takes_max_calls(o
                        "--min-chunk-chars", "10", "--max-concurrency", "1", "--max-calls", "1")
     assert code == 2 and "--max-calls: stopped" in err and len(openai_server.chat_requests) == 1
     assert err.splitlines()[0].startswith("rag-eval: generate (gpt-4o-mini) expects 4 model call(s)")
+
+
+def test_bench_generate_says_its_cost_first_and_its_shortfall(bench_inputs, tmp_path, openai_server, monkeypatch):
+    pytest.importorskip("openai")
+    pytest.importorskip("bm25s")
+    pytest.importorskip("llama_index.core")
+    docs, _ = bench_inputs
+    monkeypatch.setenv("OPENAI_API_KEY", openai_server.api_key)
+    code, _, err = cli("bench", "--documents", docs, "--generate", "--samples", "200", "--chunking", "256:0",
+                       "--retriever", "bm25", "--skip-e2e", "--llm-model", "test-model", "--llm-base-url",
+                       openai_server.base_url, "--output", tmp_path / "r")
+    assert code == 0, err
+    lines = err.splitlines()
+    expects = next(i for i, line in enumerate(lines) if line.startswith("rag-eval: bench --generate (test-model) expects"))
+    generated = next(i for i, line in enumerate(lines) if line.startswith("rag-eval: generated ") and "requested" in line)
+    assert expects < generated and "of 200 requested questions" in lines[generated]
+    assert "not_enough_chunks" in lines[generated]

@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any, TextIO
 
-from ._budget import add_budget_options
+from ._budget import add_budget_options, print_estimate
 from ._errors import CLIError, one_line
 from ._intervals import add_interval_options, add_paired_test_options
 from ._io import MAX_RESAMPLES, check_confidence, check_count
@@ -157,8 +157,11 @@ def _generate(args: argparse.Namespace, chunking: str, stderr: TextIO) -> str:
     chunks = parse_chunking(chunking).split(load_documents(args.documents))  # the generator takes them as they are
     path = Path(args.output) / "testset.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
-    testset = generate_testset(chunks, llm_from_args(args), samples=args.samples, cache=_cache_file(args, "generate.sqlite"),
-                               output=str(path), progress=progress_enabled(stderr))
+    llm, cache = llm_from_args(args), _cache_file(args, "generate.sqlite")
+    print_estimate(f"bench --generate ({llm.name})", generate_testset(chunks, llm, samples=args.samples, cache=cache,
+                                                                      output=str(path), dry_run=True).summary, stderr)
+    testset = generate_testset(chunks, llm, samples=args.samples, cache=cache, output=str(path),
+                               progress=progress_enabled(stderr))
     print(f"rag-eval: generated {path}: {testset.summary.get('generated')} questions", file=stderr)
     shortfall = describe_shortfall(testset.summary)
     if shortfall:  # fewer than --samples: say how many and why
