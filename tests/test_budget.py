@@ -207,3 +207,19 @@ def test_bench_generate_says_its_cost_first_and_its_shortfall(bench_inputs, tmp_
     generated = next(i for i, line in enumerate(lines) if line.startswith("rag-eval: generated ") and "requested" in line)
     assert expects < generated and "of 200 requested questions" in lines[generated]
     assert "not_enough_chunks" in lines[generated]
+
+
+def test_meta_eval_judge_stops_at_max_calls(tmp_path, judge_server, monkeypatch):
+    pytest.importorskip("openai")
+    monkeypatch.setenv("OPENAI_API_KEY", judge_server.api_key)
+    rows = [{"instance_id": i, "dataset": "d", "query": f"question {i}?", "gt_answer": "Paris is in France.",
+             "model1": {"model_name": "a", "response": "Paris is in France."},
+             "model2": {"model_name": "b", "response": "Paris is big."}, "correctness_label": label,
+             "completeness_label": label, "overall_label": label} for i in range(3) for label in (1, -1)]
+    data = tmp_path / "pairs.json"
+    data.write_text(json.dumps(rows))
+    code, _, err = cli("meta-eval", "--data", data, "--judge", "answer_correctness", "--judge-model", "judge-model",
+                       "--judge-base-url", judge_server.base_url, "--cache", tmp_path / "j.sqlite", "--label", "overall",
+                       "--bootstrap", "20", "--no-baselines", "--max-calls", "3")
+    assert code == 2 and "rag-eval: error: --max-calls: stopped before a call to judge-model" in err
+    assert len(judge_server.chat_requests) == 3
