@@ -223,3 +223,16 @@ def test_meta_eval_judge_stops_at_max_calls(tmp_path, judge_server, monkeypatch)
                        "--bootstrap", "20", "--no-baselines", "--max-calls", "3")
     assert code == 2 and "rag-eval: error: --max-calls: stopped before a call to judge-model" in err
     assert len(judge_server.chat_requests) == 3
+
+
+def test_bench_judge_stops_at_max_calls(bench_inputs, tmp_path, judge_server, monkeypatch):
+    pytest.importorskip("openai")
+    pytest.importorskip("bm25s")
+    pytest.importorskip("llama_index.core")
+    docs, testset = bench_inputs
+    monkeypatch.setenv("OPENAI_API_KEY", judge_server.api_key)
+    code, _, err = cli("bench", "--documents", docs, "--testset", testset, "--chunking", "32:8", "--retriever", "bm25",
+                       "--e2e-limit", "2", "--judge", "--judge-model", "judge-model", "--judge-base-url",
+                       judge_server.base_url, "--permutations", "20", "--output", tmp_path / "r", "--max-calls", "2")
+    assert code == 2 and "rag-eval: error: --max-calls: stopped before a call to judge-model" in err
+    assert len(judge_server.chat_requests) == 2
