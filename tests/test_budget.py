@@ -223,6 +223,8 @@ def test_meta_eval_judge_stops_at_max_calls(tmp_path, judge_server, monkeypatch)
                        "--bootstrap", "20", "--no-baselines", "--max-calls", "3")
     assert code == 2 and "rag-eval: error: --max-calls: stopped before a call to judge-model" in err
     assert len(judge_server.chat_requests) == 3
+    said = [line for line in err.splitlines() if line.startswith("rag-eval: judge judge-model (answer_correctness")]
+    assert said and " expects " in said[0]  # the batch's cost, said before it was sent
 
 
 def test_bench_judge_stops_at_max_calls(bench_inputs, tmp_path, judge_server, monkeypatch):
@@ -236,3 +238,5 @@ def test_bench_judge_stops_at_max_calls(bench_inputs, tmp_path, judge_server, mo
                        judge_server.base_url, "--permutations", "20", "--output", tmp_path / "r", "--max-calls", "2")
     assert code == 2 and "rag-eval: error: --max-calls: stopped before a call to judge-model" in err
     assert len(judge_server.chat_requests) == 2
+    said = [line for line in err.splitlines() if line.startswith("rag-eval: judge judge-model (")]
+    assert said and " expects " in said[0] and err.index(said[0]) < err.index("rag-eval: error")

@@ -13,15 +13,19 @@ only for the rest. ``--max-cost`` without prices is refused before anything is r
 from __future__ import annotations
 
 import argparse
+import contextlib
+import contextvars
 import functools
 from collections.abc import Callable
 from typing import Any, TextIO
 
 from ._errors import CLIError
 
-__all__ = ["add_budget_options", "budget_from_args", "print_estimate"]
+__all__ = ["add_budget_options", "budget_from_args", "print_estimate", "announce_judging"]
 
 Command = Callable[[argparse.Namespace, TextIO, TextIO], int]
+#: the standard error of the command running (set by the commands :func:`add_budget_options` wraps)
+_STDERR: contextvars.ContextVar[TextIO | None] = contextvars.ContextVar("rag_eval_cli_stderr", default=None)
 
 
 def add_budget_options(parser: argparse.ArgumentParser) -> None:
@@ -72,25 +76,57 @@ def _limited(func: Command) -> Command:
 
     @functools.wraps(func)
     def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-        from ..modelcalls import BudgetExceeded, spending_limit
-
         budget = budget_from_args(args)
-        if budget is None:
-            return func(args, stdout, stderr)
-        with spending_limit(budget):
-            try:
-                code = func(args, stdout, stderr)
-            except BudgetExceeded as exc:
-                option = "--max-calls" if exc.limit == "max_calls" else "--max-cost"
-                raise CLIError(f"{option}: {exc}") from None
-        spent = f", cost {budget.cost:.4f}" if budget.cost is not None else ""
-        limits = ", ".join(f"{option} {value:g}" for option, value in (("--max-calls", budget.max_calls),
-                                                                      ("--max-cost", budget.max_cost))
-                           if value is not None)
-        print(f"rag-eval: model requests sent: {budget.calls}{spent} (within {limits})", file=stderr)
-        return code
+        token = _STDERR.set(stderr)
+        try:
+            return _under(budget, func, args, stdout, stderr)
+        finally:
+            _STDERR.reset(token)
 
     return run
+
+
+def _under(budget: Any, func: Command, args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """``func`` run under ``budget`` (None: no limit); its stop is one error line, its spending said after."""
+    from ..modelcalls import BudgetExceeded, spending_limit
+
+    if budget is None:
+        return func(args, stdout, stderr)
+    with spending_limit(budget):
+        try:
+            code = func(args, stdout, stderr)
+        except BudgetExceeded as exc:
+            option = "--max-calls" if exc.limit == "max_calls" else "--max-cost"
+            raise CLIError(f"{option}: {exc}") from None
+    spent = f", cost {budget.cost:.4f}" if budget.cost is not None else ""
+    limits = ", ".join(f"{option} {value:g}" for option, value in (("--max-calls", budget.max_calls),
+                                                                  ("--max-cost", budget.max_cost))
+                       if value is not None)
+    print(f"rag-eval: model requests sent: {budget.calls}{spent} (within {limits})", file=stderr)
+    return code
+
+
+def announce_judging(judge: Any) -> Any:
+    """``judge`` (an :class:`~rag_eval_adapters.judges.LLMJudge` a command made) saying, before each batch it
+    judges, the calls, tokens and cost the batch is expected to take (its dry run; nothing when every reply is
+    cached), on the standard error of the running command. Outside a command wrapped by
+    :func:`add_budget_options` the judge is returned unchanged.
+    """
+    stderr = _STDERR.get()
+    if stderr is None:
+        return judge
+    batch = judge.judge_many
+
+    def judge_many(metric: str, items: Any) -> Any:
+        items = list(items)
+        with contextlib.suppress(TypeError, ValueError):  # a malformed item: the batch itself says which
+            estimate = judge.dry_run(metric, items)
+            if estimate["calls"]:
+                print_estimate(f"judge {judge.name} ({metric}, {len(items)} items)", estimate, stderr)
+        return batch(metric, items)
+
+    judge.judge_many = judge_many
+    return judge
 
 
 def print_estimate(what: str, estimate: dict[str, Any], stderr: TextIO) -> None:

@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any, TextIO
 
-from ._budget import add_budget_options, print_estimate
+from ._budget import add_budget_options, announce_judging, print_estimate
 from ._errors import CLIError, one_line
 from ._intervals import add_interval_options, add_paired_test_options
 from ._io import MAX_RESAMPLES, check_confidence, check_count
@@ -138,7 +138,7 @@ def _judge(args: argparse.Namespace) -> Any:
     from ..judges import LLMJudge
 
     llm = judge_llm(args.judge_model or args.llm_model, args.judge_base_url or args.llm_base_url, args.llm_api_key_env)
-    return LLMJudge(llm, cache=_cache_file(args, "judge.sqlite"))
+    return announce_judging(LLMJudge(llm, cache=_cache_file(args, "judge.sqlite")))  # says each batch's cost first
 
 
 def _answerer(args: argparse.Namespace) -> Any:
