@@ -47,3 +47,12 @@ def test_generate_testset_takes_the_benchs_chunks_as_they_are():
     assert case.source_chunk_id == chunks[0].chunk_id
     start = text.index(evidence)
     assert [(s.doc_id, s.start, s.end) for s in case.evidence_spans] == [("lakes.txt", start, start + len(evidence))]
+
+
+def test_the_old_two_field_chunk_is_refused_not_read_as_a_document_id():
+    from rag_eval_adapters.testsets import Chunk, as_chunks
+
+    with pytest.raises(TypeError, match="give Chunk\\(chunk_id, text=...\\) by name"):
+        Chunk("c1", "The Nile flows north.")
+    assert Chunk("c1", text="abc", start=5).end == 8
+    assert as_chunks([{"chunk_id": "e", "text": "", "doc_id": "d.txt"}])[0].text == ""

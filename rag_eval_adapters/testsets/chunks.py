@@ -31,6 +31,10 @@ class Chunk:
     end: int | None = None
 
     def __post_init__(self) -> None:
+        if not self.text and self.doc_id and self.start is None and self.end is None:
+            raise TypeError(f"Chunk({self.chunk_id!r}, {self.doc_id!r}) has no text: the fields are chunk_id, doc_id, "
+                            "text, start, end (the old test-set order chunk_id, text is gone); give "
+                            "Chunk(chunk_id, text=...) by name")
         if self.end is None and self.start is not None:
             object.__setattr__(self, "end", self.start + len(self.text))
 
@@ -71,7 +75,7 @@ def _one(index: int, item: Any) -> Chunk:
         raise TypeError(f"{where} ({cid!r}) text must be a str, got {type(text).__name__}")
     if doc is not None and not isinstance(doc, str):
         doc = str(doc)
-    return Chunk(cid, doc_id=doc, text=text, start=start)
+    return Chunk(cid, doc_id=doc if text or start is not None else None, text=text, start=start)
 
 
 def as_chunks(items: Iterable[Any]) -> list[Chunk]:
