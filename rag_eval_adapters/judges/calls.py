@@ -129,8 +129,13 @@ class StructuredCaller(ChatCaller):
             extra["temperature"] = 0.0
         return self.send(messages, **extra)
 
-    def chat(self, messages: list[dict[str, str]], what: str) -> Completion:
-        """:meth:`chat_form` without a reply form (no ``response_format`` is sent)."""
+    def chat(self, messages: list[dict[str, str]], what: str | type[BaseModel],
+             old_what: str | None = None) -> Completion:
+        """:meth:`chat_form` without a reply form (no ``response_format`` is sent), as
+        :meth:`ChatCaller.chat <rag_eval_adapters.modelcalls.ChatCaller.chat>`; the earlier form
+        ``chat(messages, form, what)`` still works (it is ``chat_form``)."""
+        if isinstance(what, type):
+            return self.chat_form(messages, what, old_what or "model call")
         return self.chat_form(messages, None, what)
 
     def chat_form(self, messages: list[dict[str, str]], form: type[BaseModel] | None, what: str) -> Completion:
