@@ -112,7 +112,8 @@ def test_corpus_errors_name_the_line_and_the_key_is_required(openai_server, tmp_
     assert code == 2 and "is the corpus" in stderr
     monkeypatch.setenv("FAKE_KEY", "wrong-key")
     code, _, stderr = cli(*base(openai_server, write_folder(tmp_path), "--output", str(tmp_path / "o.jsonl")))
-    assert code == 2 and "HTTP 401" in stderr and stderr.count("\n") == 1
+    assert code == 2 and "HTTP 401" in stderr and stderr.count("rag-eval: error") == 1
+    assert stderr.splitlines()[0].startswith("rag-eval: generate (gpt-4o-mini) expects 15 model call(s)")  # said first
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     code, _, stderr = cli("generate", "--corpus", str(write_folder(tmp_path)), "--llm-model", "gpt-4o-mini",
                           "--output", str(tmp_path / "o.jsonl"))
@@ -127,14 +128,18 @@ def test_nothing_generated_is_an_error_and_failed_calls_are_said(openai_server, 
     openai_server.queue(*[fail(500, retry_after="0")] * 15)  # the server is down: 3 tasks x 5 attempts
     code, stdout, stderr = cli(*base(openai_server, corpus, "--samples", "3", "--types", "literal",
                                      "--output", str(tmp_path / "down.jsonl")))
-    assert code == 2 and stderr.startswith("rag-eval: error: no test case was generated") and stderr.count("\n") == 1
-    assert "requested: 3, generated: 0, call_failed: 3; failed model calls: 3" in stderr
+    expects, shortfall, error = stderr.splitlines()
+    assert code == 2 and error.startswith("rag-eval: error: no test case was generated")
+    assert "requested: 3, generated: 0, call_failed: 3; failed model calls: 3" in error
+    assert expects.startswith("rag-eval: generate (gpt-4o-mini) expects 3 model call(s) (0 more from the cache)")
+    assert shortfall == "rag-eval: generated 0 of 3 requested questions; 3 dropped: call_failed 3"
     assert json.loads(stdout)["dropped"] == {"call_failed": 3}
     openai_server.queue(*[fail(500, retry_after="0")] * 5)  # one task of four fails, the others answer
     code, stdout, stderr = cli(*base(openai_server, corpus, "--samples", "4", "--max-concurrency", "1",
                                      "--output", str(tmp_path / "partly.jsonl")))
     assert code == 0 and json.loads(stdout)["failed_calls"] == 1
-    assert stderr == ("rag-eval: warning: 1 model call(s) failed after their retries; 1 of 4 requested cases were "
+    assert stderr.splitlines()[1] == "rag-eval: generated 3 of 4 requested questions; 1 dropped: call_failed 1"
+    assert stderr.split("\n", 2)[2] == ("rag-eval: warning: 1 model call(s) failed after their retries; 1 of 4 requested cases were "
                       "dropped as call_failed (re-run with the same --output to ask for them again)\n")
 
 

@@ -17,27 +17,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from ..testsets.chunks import Chunk  # the one chunk type (also the test-set generator's)
 from .inputs import Document
 
 __all__ = ["Chunk", "Chunking", "FunctionChunking", "PieceChunking", "as_chunking", "sentence_chunking", "parse_chunking", "chunk_id",
            "locate_chunks"]
-
-
-@dataclass(frozen=True)
-class Chunk:
-    """A piece of a document: its id, text, document and character offsets ``[start, end)``."""
-
-    chunk_id: str
-    doc_id: str
-    text: str
-    start: int
-    end: int
-
-    def __repr__(self) -> str:
-        return f"Chunk({self.chunk_id!r}, doc_id={self.doc_id!r}, start={self.start}, end={self.end})"
 
 
 @runtime_checkable

@@ -11,6 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any, TextIO
 
+from ._budget import add_budget_options
 from ._errors import CLIError, one_line
 from ._intervals import add_interval_options, intervals_from_args
 from ._io import check_count, check_inputs, check_outputs, fail_on_errors, output_format
@@ -46,6 +47,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     add_interval_options(p)
     p.set_defaults(func=cmd_answers)
+    add_budget_options(p)  # --max-cost, --max-calls: after func, which it runs under the limits
 
 
 def _metrics(names: list[str] | None) -> list[Any]:

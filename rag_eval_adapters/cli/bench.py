@@ -11,6 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any, TextIO
 
+from ._budget import add_budget_options, announce_judging, print_estimate
 from ._errors import CLIError, one_line
 from ._intervals import add_interval_options, add_paired_test_options
 from ._io import MAX_RESAMPLES, check_confidence, check_count
@@ -68,6 +69,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--force", action="store_true",
                    help="replace the report already in --output (its runs, qrels and charts; the cache is kept)")
     p.set_defaults(func=cmd_bench)
+    add_budget_options(p)  # --max-cost, --max-calls: after func, which it runs under the limits
 
 
 def _check_args(args: argparse.Namespace) -> None:
@@ -136,7 +138,7 @@ def _judge(args: argparse.Namespace) -> Any:
     from ..judges import LLMJudge
 
     llm = judge_llm(args.judge_model or args.llm_model, args.judge_base_url or args.llm_base_url, args.llm_api_key_env)
-    return LLMJudge(llm, cache=_cache_file(args, "judge.sqlite"))
+    return announce_judging(LLMJudge(llm, cache=_cache_file(args, "judge.sqlite")))  # says each batch's cost first
 
 
 def _answerer(args: argparse.Namespace) -> Any:
@@ -150,15 +152,20 @@ def _answerer(args: argparse.Namespace) -> Any:
 def _generate(args: argparse.Namespace, chunking: str, stderr: TextIO) -> str:
     """Write OUTPUT/testset.jsonl with the test-set generator over the first chunking's chunks."""
     from ..bench import load_documents, parse_chunking
-    from ..testsets import generate_testset
+    from ..testsets import describe_shortfall, generate_testset
 
-    chunks = parse_chunking(chunking).split(load_documents(args.documents))
-    records = [{"chunk_id": c.chunk_id, "text": c.text, "doc_id": c.doc_id, "start": c.start} for c in chunks]
+    chunks = parse_chunking(chunking).split(load_documents(args.documents))  # the generator takes them as they are
     path = Path(args.output) / "testset.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
-    testset = generate_testset(records, llm_from_args(args), samples=args.samples, cache=_cache_file(args, "generate.sqlite"),
-                               output=str(path), progress=progress_enabled(stderr))
+    llm, cache = llm_from_args(args), _cache_file(args, "generate.sqlite")
+    print_estimate(f"bench --generate ({llm.name})", generate_testset(chunks, llm, samples=args.samples, cache=cache,
+                                                                      output=str(path), dry_run=True).summary, stderr)
+    testset = generate_testset(chunks, llm, samples=args.samples, cache=cache, output=str(path),
+                               progress=progress_enabled(stderr))
     print(f"rag-eval: generated {path}: {testset.summary.get('generated')} questions", file=stderr)
+    shortfall = describe_shortfall(testset.summary)
+    if shortfall:  # fewer than --samples: say how many and why
+        print(f"rag-eval: {shortfall}", file=stderr)
     return str(path)
 
 

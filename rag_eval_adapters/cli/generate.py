@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any, TextIO
 
+from ._budget import add_budget_options, print_estimate
 from ._errors import CLIError, one_line
 from ._io import check_count, check_outputs
 from ._models import add_llm_options, llm_from_args
@@ -44,6 +45,7 @@ def add_arguments(gp: argparse.ArgumentParser) -> None:
     gp.add_argument("--dry-run", action="store_true", help="estimate calls, tokens and cost; call nothing")
     gp.add_argument("--output", metavar="FILE", help="the test set JSONL (required unless --dry-run)")
     gp.set_defaults(func=cmd_generate)
+    add_budget_options(gp)  # --max-cost, --max-calls: after func, which it runs under the limits
 
 
 def _check_numbers(args: argparse.Namespace) -> None:
@@ -112,7 +114,7 @@ def load_corpus(path: str, chunk_size: int, chunk_overlap: int) -> tuple[list[di
 
 def cmd_generate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from ..modelcalls import CacheError, ModelCallError, Prices
-    from ..testsets import generate_testset
+    from ..testsets import describe_shortfall, generate_testset
 
     _check_numbers(args)
     if not args.output and not args.dry_run:
@@ -120,19 +122,21 @@ def cmd_generate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
     if args.output and Path(args.output).resolve() == Path(args.corpus).resolve():
         raise CLIError(f"--output {args.output!r} is the corpus; choose another file")
     check_outputs([args.corpus], output=args.output, cache=args.cache)
+    # the key is checked before the corpus is read (a large corpus is not read for nothing)
+    llm = llm_from_args(args, require_key=not args.dry_run, temperature=args.temperature, timeout=args.timeout)
     chunks, reading = load_corpus(args.corpus, args.chunk_size, args.chunk_overlap)
     line = reading.pop("line") if reading is not None else None
     if reading is not None and reading["skipped"]:  # files not read are never silent
         print(f"rag-eval: documents: {line}", file=stderr)
-    llm = llm_from_args(args, require_key=not args.dry_run, temperature=args.temperature, timeout=args.timeout)
     try:
         prices = Prices(args.price_input, args.price_output) if args.price_input is not None else None
-        testset = generate_testset(
-            chunks, llm, samples=args.samples, types=args.types, per_chunk=args.per_chunk, seed=args.seed,
-            max_concurrency=args.max_concurrency, cache=args.cache, output=args.output, dry_run=args.dry_run,
-            prices=prices, timeout=args.timeout, min_chunk_chars=args.min_chunk_chars,
-            progress=progress_enabled(stderr),
-        )
+        options = dict(samples=args.samples, types=args.types, per_chunk=args.per_chunk, seed=args.seed,
+                       max_concurrency=args.max_concurrency, cache=args.cache, output=args.output, prices=prices,
+                       timeout=args.timeout, min_chunk_chars=args.min_chunk_chars)
+        if not args.dry_run:  # what it will cost, said before anything is sent
+            print_estimate(f"generate ({llm.name})", generate_testset(chunks, llm, dry_run=True, **options).summary,
+                           stderr)
+        testset = generate_testset(chunks, llm, dry_run=args.dry_run, progress=progress_enabled(stderr), **options)
     except (ValueError, TypeError, CacheError, ModelCallError) as exc:
         raise CLIError(one_line(str(exc))) from None
     summary = testset.summary
@@ -140,6 +144,9 @@ def cmd_generate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
         summary["documents"] = reading
     print(json.dumps(summary, indent=2, ensure_ascii=False), file=stdout)
     if not args.dry_run:
+        shortfall = describe_shortfall(summary)
+        if shortfall:
+            print(f"rag-eval: {shortfall}", file=stderr)
         _report_failures(summary, stderr)
     return 0
 

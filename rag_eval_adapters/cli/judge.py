@@ -9,10 +9,12 @@ after Ctrl-C) pays nothing twice.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 from pathlib import Path
 from typing import Any, TextIO
 
+from ._budget import add_budget_options, print_estimate
 from ._errors import CLIError, one_line
 from ._io import check_count, check_inputs, check_outputs, output_format
 from ._models import add_judge_options, judge_llm
@@ -50,6 +52,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=FORMATS, help="output format (default: by the --output extension, else table)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     p.set_defaults(func=cmd_judge)
+    add_budget_options(p)  # --max-cost, --max-calls: after func, which it runs under the limits
 
 
 def _records(path: str) -> list[dict[str, Any]]:
@@ -94,6 +97,8 @@ def cmd_judge(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         judge = _judge(args, stderr)
         if args.dry_run:
             return _dry_run(judge, metrics, records, args, stdout, stderr)
+        with contextlib.suppress(TypeError, ValueError):  # a bad metric or record: judge_answers says which
+            print_estimate(f"judge {judge.name}", _estimates(judge, metrics, records)[1], stderr)
         report = judge_answers(records, metrics, judge, answer_model=args.answer_model)
     except (TypeError, ValueError) as exc:
         raise CLIError(one_line(str(exc))) from None
@@ -118,16 +123,17 @@ def cmd_judge(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     return 0
 
 
-def _dry_run(judge: Any, metrics: list[str], records: list[dict], args: argparse.Namespace, stdout: TextIO,
-             stderr: TextIO) -> int:
+def _estimates(judge: Any, metrics: list[str], records: list[dict]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The dry-run estimate of judging ``records`` for ``metrics``: ``(by judge metric, total)``."""
     from ..judges import JUDGED_ANSWER_METRICS
+    from ..judges.items import as_chunks
 
     kinds = list(dict.fromkeys(JUDGED_ANSWER_METRICS[m][0] if m in JUDGED_ANSWER_METRICS else m for m in metrics))
     estimates = {}
     for kind in kinds:
-        if kind == "relevance":
-            items = [{"query": r.get("question") or "", "passage": c if isinstance(c, str) else str(c.get("text", ""))}
-                     for r in records for c in (r.get("contexts") or [])]
+        if kind == "relevance":  # every context, in any form judge_answers reads ({chunk_id: text} too)
+            items = [{"query": r.get("question", r.get("query")) or "", "passage": text}
+                     for i, r in enumerate(records) for _, text in as_chunks(r.get("contexts"), f"record {i + 1}")]
         else:
             items = [{"question": r.get("question"), "answer": r.get("answer", r.get("prediction")),
                       "contexts": r.get("contexts"), "reference": r.get("reference")} for r in records]
@@ -136,6 +142,12 @@ def _dry_run(judge: Any, metrics: list[str], records: list[dict], args: argparse
                                                                   "estimated_output_tokens")}
     costs = [e["estimated_cost"] for e in estimates.values()]
     total["estimated_cost"] = sum(costs) if all(c is not None for c in costs) else None
+    return estimates, total
+
+
+def _dry_run(judge: Any, metrics: list[str], records: list[dict], args: argparse.Namespace, stdout: TextIO,
+             stderr: TextIO) -> int:
+    estimates, total = _estimates(judge, metrics, records)
     emit(json.dumps({"dry_run": True, "judge": judge.describe(args.answer_model), "by_metric": estimates,
                       "total": total}, indent=2) + "\n", args.output, stdout, stderr)
     return 0

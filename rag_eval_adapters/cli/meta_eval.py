@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
+from ._budget import add_budget_options, announce_judging
 from ._errors import CLIError, one_line
 from ._io import check_confidence, check_count, check_inputs, check_outputs, output_format
 from ._models import add_embedder_options, add_judge_options, embedder_from_args, judge_llm
@@ -70,6 +71,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="output format (default: by the --output extension, else table)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the result to FILE instead of stdout")
     p.set_defaults(func=cmd_meta_eval)
+    add_budget_options(p)  # --max-cost, --max-calls: after func, which it runs under the limits
 
 
 def _scorers(args: argparse.Namespace) -> dict[str, Any]:
@@ -102,8 +104,8 @@ def _judges(args: argparse.Namespace) -> dict[str, Any]:
     names = list(dict.fromkeys(n.strip() for item in args.judge for n in item.split(",") if n.strip()))
     if not args.judge_model:
         raise CLIError("--judge needs a judge: give --judge-model (and --judge-base-url for a local server)")
-    judge = LLMJudge(judge_llm(args.judge_model, args.judge_base_url, args.judge_api_key_env),
-                     cache=_judge_cache(args))
+    judge = announce_judging(LLMJudge(judge_llm(args.judge_model, args.judge_base_url, args.judge_api_key_env),
+                                      cache=_judge_cache(args)))  # says each batch's cost before it is sent
     try:
         scorers = [JudgeScorer(judge, name) for name in names]
     except ValueError as exc:

@@ -3,15 +3,15 @@
 :class:`StructuredCaller` sends a request with temperature 0 and a seed, asking for the reply's JSON schema
 through the API's ``response_format`` when the chat model takes it (else the schema is only in the prompt, as
 it always also is); a server that rejects ``response_format`` (HTTP 400/422) is asked again without it and
-never again with it. The reply is read with pydantic; one that cannot be read gets one repair request. Every
-reply is cached by (model, messages, prompt version, seed, temperature), so a re-run sends nothing.
+never again with it. The reply is read with pydantic; one that cannot be read gets one repair request
+(:func:`~rag_eval_adapters.modelcalls.ask_json`, shared with the test-set generator). Every reply is cached
+by (model, messages, prompt version, seed, temperature), so a re-run sends nothing.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-import math
 import threading
 import warnings
 from collections.abc import Callable
@@ -21,34 +21,27 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..modelcalls import (
+    FATAL_STATUS,
     CallCache,
     CallLimiter,
     ChatCaller,
     ChatLLM,
     Completion,
     ModelCallError,
+    NotCached,
     RetryPolicy,
     UsageMeter,
+    ask_json,
+    estimate_tokens,
 )
-from ..testsets.parsing import is_refusal
 from .prompts import PROMPT_VERSION, repair_messages
-from .schemas import ReplyInvalid, read_reply, response_format
+from .schemas import read_reply, response_format
 
 __all__ = ["StructuredCaller", "Outcome", "FATAL_STATUS", "STRUCTURED_MODES", "NotCached", "estimate_tokens"]
 
-#: statuses that stop a batch (bad key, no access, unknown model or endpoint): every item would fail alike
-FATAL_STATUS = frozenset({401, 403, 404})
 #: ``auto``: the API's JSON-schema output when the chat model takes ``response_format``, else the prompt only
 STRUCTURED_MODES = ("auto", "json_schema", "prompt")
 _REJECTED = frozenset({400, 422})
-
-
-class NotCached(Exception):
-    """Raised in a dry run when a call is not in the cache (it would be paid for)."""
-
-    def __init__(self, messages: list[dict[str, str]]) -> None:
-        super().__init__("not cached")
-        self.messages = messages
 
 
 @dataclass(frozen=True)
@@ -58,12 +51,6 @@ class Outcome:
     reply: BaseModel | None = None
     reason: str | None = None
     detail: str = ""
-
-
-def estimate_tokens(text: str) -> int:
-    """A token estimate without a tokenizer: one per CJK character, one per four other characters."""
-    cjk = sum(1 for ch in text if "\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
-    return cjk + math.ceil((len(text) - cjk) / 4)
 
 
 def _keywords(llm: ChatLLM) -> set[str]:
@@ -132,9 +119,9 @@ class StructuredCaller(ChatCaller):
         """``json_schema`` while the API's structured output is used, else ``prompt``."""
         return "json_schema" if self.native else "prompt"
 
-    def _send(self, messages: list[dict[str, str]], form: type[BaseModel], native: bool) -> Completion:
+    def _send(self, messages: list[dict[str, str]], form: type[BaseModel] | None, native: bool) -> Completion:
         extra: dict[str, Any] = {}
-        if native:
+        if native and form is not None:
             extra["response_format"] = _format(form)
         if "seed" in self.keywords and self.seed is not None:
             extra["seed"] = self.seed
@@ -142,8 +129,18 @@ class StructuredCaller(ChatCaller):
             extra["temperature"] = 0.0
         return self.send(messages, **extra)
 
-    def chat(self, messages: list[dict[str, str]], form: type[BaseModel], what: str) -> Completion:
-        """One reply to ``messages`` (from the cache when there), retried per the policy.
+    def chat(self, messages: list[dict[str, str]], what: str | type[BaseModel],
+             old_what: str | None = None) -> Completion:
+        """:meth:`chat_form` without a reply form (no ``response_format`` is sent), as
+        :meth:`ChatCaller.chat <rag_eval_adapters.modelcalls.ChatCaller.chat>`; the earlier form
+        ``chat(messages, form, what)`` still works (it is ``chat_form``)."""
+        if isinstance(what, type):
+            return self.chat_form(messages, what, old_what or "model call")
+        return self.chat_form(messages, None, what)
+
+    def chat_form(self, messages: list[dict[str, str]], form: type[BaseModel] | None, what: str) -> Completion:
+        """One reply to ``messages`` (from the cache when there), retried per the policy; ``form`` is asked for
+        through ``response_format`` while the API's structured output is used.
 
         Raises
         ------
@@ -201,7 +198,8 @@ class StructuredCaller(ChatCaller):
             check: Callable[[Any], Any] | None = None) -> Outcome:
         """The reply to ``messages`` read into ``form`` (and passing ``check``, which raises
         :class:`~rag_eval_adapters.judges.schemas.ReplyInvalid` to refuse it), with one repair request when it
-        cannot be read; or the reason there is none (``refusal``, ``invalid_output``, ``call_failed``).
+        cannot be read (:func:`~rag_eval_adapters.modelcalls.ask_json`: the repair sends back a bounded excerpt
+        of the bad reply); or the reason there is none (``refusal``, ``invalid_output``, ``call_failed``).
 
         Raises
         ------
@@ -209,23 +207,10 @@ class StructuredCaller(ChatCaller):
             Only for :data:`FATAL_STATUS` (a configuration error every further call would repeat).
         """
         try:
-            first = self.chat(messages, form, what)
-            if first.refusal:
-                return Outcome(reason="refusal", detail=first.refusal[:300])
-            try:
-                return Outcome(_read(first.text, form, check))
-            except ReplyInvalid as exc:
-                if is_refusal(first.text):
-                    return Outcome(reason="refusal", detail=first.text[:300])
-                problem = str(exc)
-            second = self.chat(repair_messages(messages, first.text, problem), form, what + " (repair)")
-            if second.refusal or is_refusal(second.text):
-                return Outcome(reason="refusal", detail=(second.refusal or second.text)[:300])
-            try:
-                return Outcome(_read(second.text, form, check))
-            except ReplyInvalid as exc:
-                return Outcome(reason="invalid_output", detail=f"after one repair request: {exc}")
+            got = ask_json(lambda sent, name: self.chat_form(sent, form, name), messages,
+                           lambda text: _read(text, form, check), repair_messages, what)
         except ModelCallError as exc:
             if exc.status_code in FATAL_STATUS:
                 raise
             return Outcome(reason="call_failed", detail=str(exc)[:500])
+        return Outcome(got.value, got.reason, got.detail)

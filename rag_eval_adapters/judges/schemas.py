@@ -2,7 +2,8 @@
 
 The models are lenient where real models differ harmlessly (extra keys are ignored, ``"2"`` is read as 2,
 ``score`` is accepted for ``grade``, ``"Not found"`` for ``not_found``, a bare list for ``{"claims": [...]}``)
-and strict where it matters (a grade outside 0-3, a verdict that is none of the three, a missing field).
+and strict where it matters (a grade outside 0-3 or of another type, such as ``true``, which pydantic alone
+would read as 1; a verdict that is none of the three; a missing field).
 :func:`read_reply` finds the JSON in a reply (in a code fence, or with prose around it) and validates it.
 """
 
@@ -12,7 +13,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ..testsets.parsing import json_candidates
+from ..modelcalls.replies import json_candidates
 
 __all__ = ["RelevanceReply", "ClaimsReply", "Verdict", "VerdictsReply", "ReplyInvalid", "read_reply",
            "response_format"]
@@ -20,6 +21,13 @@ __all__ = ["RelevanceReply", "ClaimsReply", "Verdict", "VerdictsReply", "ReplyIn
 
 class ReplyInvalid(ValueError):
     """A reply that holds no JSON of the expected form (the message says what was wrong)."""
+
+
+def _no_bool(value: Any) -> Any:
+    """Refuse a JSON ``true``/``false`` where a number is expected (pydantic would read it as 1 or 0)."""
+    if isinstance(value, bool):
+        raise ValueError(f"a number is expected, not {str(value).lower()}")
+    return value
 
 
 class RelevanceReply(BaseModel):
@@ -33,6 +41,11 @@ class RelevanceReply(BaseModel):
     @classmethod
     def _text(cls, value: Any) -> Any:
         return "" if value is None else value
+
+    @field_validator("grade", mode="before")
+    @classmethod
+    def _number(cls, value: Any) -> Any:
+        return _no_bool(value)
 
 
 class _ListReply(BaseModel):
@@ -87,6 +100,11 @@ class Verdict(BaseModel):
     @classmethod
     def _words(cls, value: Any) -> Any:
         return _VERDICT_WORDS.get(value.strip().lower(), value) if isinstance(value, str) else value
+
+    @field_validator("claim", mode="before")
+    @classmethod
+    def _claim_number(cls, value: Any) -> Any:
+        return _no_bool(value)
 
     @field_validator("chunk_id", mode="before")
     @classmethod

@@ -14,6 +14,7 @@ result that was just paid for.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -25,6 +26,8 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
+
+from .closing import Closeable
 
 __all__ = [
     "CacheError",
@@ -84,8 +87,9 @@ class CallCache(Protocol):
     def set_many(self, items: Mapping[str, Any]) -> None: ...
 
 
-class InMemoryCache:
-    """A process-local, thread-safe cache (values are stored as canonical JSON and decoded on read)."""
+class InMemoryCache(Closeable):
+    """A process-local, thread-safe cache (values are stored as canonical JSON and decoded on read); a context
+    manager like every cache here (``close`` keeps the entries: there is nothing to release)."""
 
     def __init__(self) -> None:
         self._data: dict[str, str] = {}
@@ -107,8 +111,9 @@ class InMemoryCache:
             self._data.update(encoded)
 
 
-class SqliteCache:
-    """A persistent cache in one SQLite file (created if missing), shared safely by threads and processes.
+class SqliteCache(Closeable):
+    """A persistent cache in one SQLite file (created if missing), shared safely by threads and processes;
+    ``with SqliteCache(path) as cache:`` closes the connection at the end of the block (as :meth:`close`).
 
     Parameters
     ----------
@@ -186,7 +191,7 @@ class SqliteCache:
                 part = keys[start : start + 500]
                 marks = ",".join("?" * len(part))
                 sql = f"SELECT key, value, digest FROM calls WHERE key IN ({marks})"
-                for key, value, digest in self._run(lambda c, sql=sql, part=part: c.execute(sql, part).fetchall()):
+                for key, value, digest in self._run(functools.partial(_select, sql=sql, keys=part)):
                     if isinstance(value, str) and digest == _digest(key, value):
                         try:
                             out[key] = json.loads(value)
@@ -214,6 +219,11 @@ class SqliteCache:
         """Close the database connection."""
         with self._lock:
             self._conn.close()
+
+
+def _select(conn: sqlite3.Connection, sql: str, keys: list[str]) -> list[Any]:
+    """The rows ``sql`` selects for ``keys``."""
+    return conn.execute(sql, keys).fetchall()
 
 
 def open_cache(cache: CallCache | str | os.PathLike[str] | None) -> CallCache | None:

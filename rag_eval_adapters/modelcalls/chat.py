@@ -61,7 +61,7 @@ class FrameworkChatLLM:
         self.name = str(model_name or getattr(model, "model", None) or type(model).__name__)
         temperature = getattr(model, "temperature", None)
         finite = isinstance(temperature, (int, float)) and not isinstance(temperature, bool) and math.isfinite(temperature)
-        self.temperature = float(temperature) if finite else None
+        self.temperature = float(temperature) if finite and temperature is not None else None
         self._model_type = type(model).__name__
 
     def __repr__(self) -> str:

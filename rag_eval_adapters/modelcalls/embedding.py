@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from .chat import as_protocol
+from .closing import Closeable
 
 __all__ = ["Embedder", "FrameworkEmbedder", "PrefixedEmbedder", "as_embedder"]
 
@@ -30,10 +31,11 @@ class Embedder(Protocol):
         ...
 
 
-class PrefixedEmbedder:
+class PrefixedEmbedder(Closeable):
     """An embedder that embeds queries and passages through one call, each text after its side's prefix
     (``"query: "`` / ``"passage: "`` for E5 models); the base of ``OpenAIEmbedder`` and
-    ``answers.CallableEmbedder``. A subclass implements :meth:`embed_texts`.
+    ``answers.CallableEmbedder``. A subclass implements :meth:`embed_texts` (and ``close`` when it holds
+    connections: ``with embedder:`` closes it).
 
     Parameters
     ----------

@@ -10,6 +10,7 @@ from typing import Any
 from ..extras import require
 from ..validation import check_count, check_positive
 from .chat import Completion
+from .closing import Closeable
 
 __all__ = ["OpenAICompatibleLLM"]
 
@@ -18,7 +19,7 @@ def _tokens(value: Any) -> int:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else 0
 
 
-class OpenAICompatibleLLM:
+class OpenAICompatibleLLM(Closeable):
     """A chat model behind OpenAI's ``/v1/chat/completions``: OpenAI itself or any compatible server (vLLM,
     Ollama, llama.cpp, LM Studio) through ``base_url``.
 
@@ -40,6 +41,9 @@ class OpenAICompatibleLLM:
     json_mode : bool
         Send ``response_format={"type": "json_object"}`` (default False: not every server supports it; the
         generator tolerates text around the JSON).
+
+    ``with OpenAICompatibleLLM(...) as llm:`` closes the HTTP connections at the end of the block (as
+    :meth:`close`).
     """
 
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None, *,

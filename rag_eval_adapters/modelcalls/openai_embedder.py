@@ -48,12 +48,14 @@ class OpenAIEmbedder(PrefixedEmbedder):
         if dimensions is not None:
             dimensions = check_count(dimensions, "dimensions")
         super().__init__(query_prefix, passage_prefix)
+        self._owns_client = False
         if client is None:
             try:
                 import openai
             except ImportError:  # pragma: no cover - depends on the environment
                 raise ImportError("OpenAIEmbedder needs the openai package: pip install openai") from None
             client = openai.OpenAI(base_url=base_url, api_key=api_key)
+            self._owns_client = True
         self.client = client
         self.model = model
         self.dimensions = dimensions
@@ -73,6 +75,12 @@ class OpenAIEmbedder(PrefixedEmbedder):
                 raise ValueError(f"the embeddings endpoint returned {len(data)} vectors for {len(batch)} texts")
             vectors.extend(list(item.embedding) for item in data)
         return vectors
+
+    def close(self) -> None:
+        """Close the HTTP connections of the client this embedder made (a client given to it is left open:
+        its owner closes it)."""
+        if self._owns_client:
+            self.client.close()
 
     def __repr__(self) -> str:
         return f"OpenAIEmbedder(model={self.model!r}, base_url={str(getattr(self.client, 'base_url', ''))!r})"

@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from .budget import BudgetedChatLLM, active_budget
 from .chat import ChatLLM, as_chat_llm
 from .embedding import Embedder, as_embedder
 
@@ -114,6 +115,9 @@ def resolve_llm(llm: Any, *, base_url: str | None = None, api_key: str | None = 
     **options
         Passed to the backend (``temperature``, ``timeout``, ``max_tokens``...).
 
+    Inside a :func:`~rag_eval_adapters.modelcalls.spending_limit` block the model is a
+    :class:`~rag_eval_adapters.modelcalls.BudgetedChatLLM` charged to its budget.
+
     Raises
     ------
     ValueError
@@ -122,9 +126,19 @@ def resolve_llm(llm: Any, *, base_url: str | None = None, api_key: str | None = 
     if not isinstance(llm, str):
         if base_url is not None or api_key is not None or options:
             raise ValueError("an LLM object comes configured: give base_url, api_key and options only with a name")
-        return as_chat_llm(llm)
+        return _under_budget(as_chat_llm(llm))
     _, backend, model = _split(llm, LLM_PROVIDERS, DEFAULT_LLM_PROVIDER, "LLM")
-    return _build(backend, model, f"LLM {llm!r}", base_url, api_key, api_key_env, require_key, options)
+    return _under_budget(_build(backend, model, f"LLM {llm!r}", base_url, api_key, api_key_env, require_key,
+                                options))
+
+
+def _under_budget(llm: ChatLLM) -> ChatLLM:
+    """``llm`` charged to the budget of the enclosing :func:`~rag_eval_adapters.modelcalls.spending_limit` block
+    (itself when there is none, or when it already is)."""
+    budget = active_budget()
+    if budget is None or isinstance(llm, BudgetedChatLLM):
+        return llm
+    return BudgetedChatLLM(llm, budget)
 
 
 def resolve_embedder(embedder: Any, *, base_url: str | None = None, api_key: str | None = None,

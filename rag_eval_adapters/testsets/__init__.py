@@ -16,7 +16,7 @@ from __future__ import annotations
 from .build import DROP_REASONS, query_id
 from .chunks import Chunk, as_chunks, sample_chunks
 from .evidence import FUZZY_THRESHOLD, find_evidence
-from .generate import OUTPUT_TOKENS_PER_QUESTION, generate_testset, plan_tasks
+from .generate import OUTPUT_TOKENS_PER_QUESTION, describe_shortfall, generate_testset, plan_tasks
 from .language import detect_language, same_language
 from .lexical import HIGH_OVERLAP, NEAR_DUPLICATE_THRESHOLD, lexical_overlap
 from .llm import ChatLLM, Completion, OpenAICompatibleLLM, as_chat_llm
@@ -56,6 +56,7 @@ __all__ = [
     "detect_language",
     "find_evidence",
     "generate_testset",
+    "describe_shortfall",
     "langsmith_examples",
     "lexical_overlap",
     "plan_tasks",

@@ -134,7 +134,8 @@ def _spans(row: Mapping[str, Any], where: str) -> list[EvidenceSpan]:
         if not isinstance(item, Mapping) or not isinstance(item.get("doc_id"), str):
             raise ValueError(f"{where}: field {name!r} must be an object with a string \"doc_id\", got {item!r:.80}")
         start, end = item.get("start"), item.get("end")
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)) or not 0 <= start < end:
+        if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool) or isinstance(end, bool) \
+                or not 0 <= start < end:
             raise ValueError(f"{where}: field {name!r} needs integer offsets 0 <= start < end, got "
                              f"start={start!r}, end={end!r}")
         spans.append(EvidenceSpan(item["doc_id"], start, end))

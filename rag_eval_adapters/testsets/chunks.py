@@ -1,4 +1,5 @@
-"""Chunks from LlamaIndex nodes, LangChain documents or mappings, and seeded sampling across documents."""
+"""The one :class:`Chunk` type (the benchmark's chunkings make them, the test-set generator reads them), chunks
+from LlamaIndex nodes, LangChain documents or mappings, and seeded sampling across documents."""
 
 from __future__ import annotations
 
@@ -14,17 +15,31 @@ __all__ = ["Chunk", "as_chunks", "sample_chunks"]
 
 @dataclass(frozen=True)
 class Chunk:
-    """One chunk: its id, text, document id and start offset in the document (None when unknown)."""
+    """A piece of a document: its id, document id, text and character offsets ``[start, end)`` in the document.
+
+    The one chunk type of the package: the benchmark's chunkings
+    (:func:`rag_eval_adapters.bench.parse_chunking`) make them and :func:`~rag_eval_adapters.testsets.
+    generate_testset` takes them as they are. ``doc_id`` and ``start`` are None when unknown (a chunk from a
+    mapping without them); ``end`` defaults to ``start + len(text)``. Give the fields by name when the document
+    is unknown: ``Chunk("c1", text="...")``.
+    """
 
     chunk_id: str
-    text: str
     doc_id: str | None = None
+    text: str = ""
     start: int | None = None
+    end: int | None = None
 
-    @property
-    def end(self) -> int | None:
-        """End offset in the document (exclusive), when the start is known."""
-        return None if self.start is None else self.start + len(self.text)
+    def __post_init__(self) -> None:
+        if not self.text and self.doc_id and self.start is None and self.end is None:
+            raise TypeError(f"Chunk({self.chunk_id!r}, {self.doc_id!r}) has no text: the fields are chunk_id, doc_id, "
+                            "text, start, end (the old test-set order chunk_id, text is gone); give "
+                            "Chunk(chunk_id, text=...) by name")
+        if self.end is None and self.start is not None:
+            object.__setattr__(self, "end", self.start + len(self.text))
+
+    def __repr__(self) -> str:
+        return f"Chunk({self.chunk_id!r}, doc_id={self.doc_id!r}, start={self.start}, end={self.end})"
 
 
 def _int_or_none(value: Any, where: str) -> int | None:
@@ -60,7 +75,7 @@ def _one(index: int, item: Any) -> Chunk:
         raise TypeError(f"{where} ({cid!r}) text must be a str, got {type(text).__name__}")
     if doc is not None and not isinstance(doc, str):
         doc = str(doc)
-    return Chunk(cid, text, doc, start)
+    return Chunk(cid, doc_id=doc if text or start is not None else None, text=text, start=start)
 
 
 def as_chunks(items: Iterable[Any]) -> list[Chunk]:

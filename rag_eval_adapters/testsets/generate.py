@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import os
 import warnings
 from collections import Counter
@@ -13,26 +12,54 @@ from pathlib import Path
 from typing import Any
 
 from ..jsonl import read_jsonl_objects
-from ..modelcalls import CallCache, CallLimiter, ChatCaller, ModelCallError, Prices, RetryPolicy, UsageMeter, open_cache
+from ..modelcalls import (
+    FATAL_STATUS,
+    CallCache,
+    CallEstimate,
+    CallLimiter,
+    ChatCaller,
+    ModelCallError,
+    Prices,
+    RetryPolicy,
+    UsageMeter,
+    ask_json,
+    messages_tokens,
+    open_cache,
+)
 from ..progress import progress_bar
 from ..validation import check_count
 from .build import DROP_REASONS, Corpus, Settings, Task, build_cases
 from .case import case_from_record
 from .chunks import Chunk, as_chunks, sample_chunks
 from .journal import Journal, journal_path
-from .language import is_cjk, text_length
+from .language import text_length
 from .llm import ChatLLM, as_chat_llm
-from .parsing import ReplyError, is_refusal, parse_reply
+from .parsing import parse_reply
 from .prompts import PROMPT_VERSION, QUESTION_TYPES, build_messages, repair_messages
 from .retrieval import retriever_rank
 from .testset import TestCase, TestSet
 
-__all__ = ["generate_testset", "plan_tasks", "OUTPUT_TOKENS_PER_QUESTION"]
+__all__ = ["generate_testset", "plan_tasks", "describe_shortfall", "OUTPUT_TOKENS_PER_QUESTION"]
 
 #: the dry-run estimate of completion tokens per requested question
 OUTPUT_TOKENS_PER_QUESTION = 80
-#: HTTP statuses that stop the run (bad key, no access, unknown model or endpoint) instead of dropping a case
-FATAL_STATUS = frozenset({401, 403, 404})
+
+
+def describe_shortfall(summary: dict[str, Any]) -> str | None:
+    """One line saying why fewer cases were generated than requested, from a :func:`generate_testset` summary:
+    ``"generated 9 of 15 requested questions; 6 dropped: evidence_not_found 4, not_enough_chunks 2 (3 chunks
+    skipped as shorter than min_chunk_chars)"``; None when every requested case was generated."""
+    requested, generated = summary.get("requested", 0), summary.get("generated", 0)
+    if generated >= requested:
+        return None
+    dropped = summary.get("dropped") or {}
+    reasons = ", ".join(f"{reason} {count}" for reason, count in sorted(dropped.items(), key=lambda kv: -kv[1]))
+    line = (f"generated {generated} of {requested} requested questions; {requested - generated} dropped"
+            + (f": {reasons}" if reasons else ""))
+    skipped = summary.get("skipped_short_chunks") or 0
+    if skipped:
+        line += f" ({skipped} chunk(s) skipped as shorter than min_chunk_chars)"
+    return line
 
 
 def _check_args(samples: Any, types: Any, per_chunk: Any, max_concurrency: Any, min_chunk_chars: Any) -> tuple[str, ...]:
@@ -95,24 +122,12 @@ class _Caller(ChatCaller):
 
 
 def _ask(caller: _Caller, task: Task) -> dict[str, Any]:
-    """The model replies for one task (a repair request when the first is not JSON)."""
+    """The model replies for one task (:func:`~rag_eval_adapters.modelcalls.ask_json`: a repair request when the
+    first is not JSON, sending back a bounded excerpt of it)."""
     messages = build_messages(task.chunk.text, task.qtype, task.n)
     what = f"generation for chunk {task.chunk.chunk_id!r} ({task.qtype})"
-    first = caller.chat(messages, what)
-    reply = {"texts": [first.text], "refusal": first.refusal}
-    if first.refusal:
-        return reply
-    try:
-        parse_reply(first.text)
-    except ReplyError:
-        if not is_refusal(first.text):
-            reply["texts"].append(caller.chat(repair_messages(messages, first.text), what + " (repair)").text)
-    return reply
-
-
-def _estimate_tokens(text: str) -> int:
-    cjk = sum(1 for ch in text if is_cjk(ch))
-    return cjk + math.ceil((len(text) - cjk) / 4)
+    got = ask_json(caller.chat, messages, parse_reply, lambda sent, excerpt, _: repair_messages(sent, excerpt), what)
+    return {"texts": list(got.texts), "refusal": got.refusal}
 
 
 class _Output:
@@ -234,22 +249,18 @@ def _summary(samples: int, cases: list[TestCase], dropped: Counter, skipped: int
 
 def _dry_run(tasks: list[Task], out: _Output, caller: _Caller, settings: Settings, prices: Prices | None,
              samples: int, skipped: int, shortfall: int) -> TestSet:
-    calls = cached = input_tokens = output_tokens = 0
+    estimate = CallEstimate()
     for task in tasks:
         if out.done(task.key(settings)) or out.reply(task.key(settings)):
             continue
         messages = build_messages(task.chunk.text, task.qtype, task.n)
         if caller.cached(messages) is not None:
-            cached += 1
+            estimate.cached_calls += 1
             continue
-        calls += 1
-        input_tokens += sum(_estimate_tokens(m["content"]) for m in messages)
-        output_tokens += task.n * OUTPUT_TOKENS_PER_QUESTION
+        estimate.add(messages_tokens(messages), task.n * OUTPUT_TOKENS_PER_QUESTION)
     resumed = [case for task in tasks for case in out.cases_of(task.key(settings))]
     summary = {
-        "dry_run": True, "requested": samples, "tasks": len(tasks), "calls": calls, "cached_calls": cached,
-        "estimated_input_tokens": input_tokens, "estimated_output_tokens": output_tokens,
-        "estimated_cost": prices.cost(input_tokens, output_tokens) if prices else None,
+        "dry_run": True, "requested": samples, "tasks": len(tasks), **estimate.summary(prices),
         "skipped_short_chunks": skipped, "not_enough_chunks": shortfall, "resumed_cases": len(resumed),
     }
     return TestSet(resumed, summary)

@@ -119,7 +119,14 @@ def read_testset(source: TestSetSource) -> TestSet:
         return source
     if isinstance(source, (str, os.PathLike)):
         name = "<stdin>" if str(source) == "-" else str(source)
-        cases = [case_from_record(row, f"{name}:{number}", number) for number, row in read_jsonl_objects(source)]
+        try:
+            rows = read_jsonl_objects(source if isinstance(source, str) else Path(source))
+            cases = [case_from_record(row, f"{name}:{number}", number) for number, row in rows]
+        except ValueError as exc:
+            if name != "<stdin>" and _starts_with_array(source):
+                raise ValueError(f"{name} is one JSON array, but a test set is JSON Lines: one test case (a JSON "
+                                 f"object) per line; convert it with: jq -c '.[]' {name} > testset.jsonl") from exc
+            raise
     elif isinstance(source, (bytes, Mapping)) or not isinstance(source, Iterable):
         raise TypeError("a test set is a JSONL path, a TestSet or an iterable of TestCase objects or records, got "
                         f"{type(source).__name__}")
@@ -137,6 +144,21 @@ def read_testset(source: TestSetSource) -> TestSet:
                              f"{'line ' + str(first.line) if first.line else 'an earlier case'})")
         seen[case.query_id] = case
     return TestSet(cases)
+
+
+def _starts_with_array(path: str | os.PathLike[str]) -> bool:
+    """Whether the file (gzip or not) starts, after white space, with ``[``: a JSON array, not JSON Lines."""
+    import gzip
+
+    try:
+        with open(path, "rb") as raw:
+            head = raw.read(2)
+        opener = gzip.open if head == b"\x1f\x8b" else open
+        with opener(path, "rb") as handle:
+            start = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except OSError:
+        return False
+    return start.startswith(b"[")
 
 
 def evaluate_dataset_rows(source: TestSetSource) -> list[dict[str, Any]]:
