@@ -8,6 +8,7 @@ The t distribution function is the regularized incomplete beta function (continu
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from statistics import NormalDist
 
 __all__ = ["t_cdf", "t_upper_quantile", "normal_cdf", "normal_upper_quantile"]
@@ -58,9 +59,15 @@ def t_cdf(t: float, df: float) -> float:
 
 
 def t_upper_quantile(alpha: float, df: float) -> float:
-    """``c`` with ``P(T > c) = alpha`` (bisection on :func:`t_cdf`; ``0 < alpha < 1``)."""
+    """``c`` with ``P(T > c) = alpha`` (bisection on :func:`t_cdf`; ``0 < alpha < 1``; remembered for the last
+    4,096 pairs asked)."""
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha!r}")
+    return _t_upper_quantile(float(alpha), float(df))
+
+
+@lru_cache(maxsize=4096)
+def _t_upper_quantile(alpha: float, df: float) -> float:
     if alpha == 0.5:
         return 0.0
     sign = 1.0 if alpha < 0.5 else -1.0
