@@ -20,7 +20,6 @@ The population: the demo's paired nDCG@10 differences between two configurations
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import subprocess
 import sys

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
+
+import pytest
 
 pytest_plugins = ["pytester"]
 
@@ -55,5 +56,6 @@ def test_inconclusive_skips_when_asked_on_the_command_line_or_in_the_ini(pyteste
 
 
 def test_the_plugin_is_declared_as_a_pytest11_entry_point():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text("utf-8"))
     assert pyproject["project"]["entry-points"]["pytest11"] == {"rag_gate": "rag_eval_adapters.gate.pytest_plugin"}

@@ -36,12 +36,14 @@ from .inputs import Columns, as_columns, find_metric
 from .noninferiority import OneSidedTests, one_sided_tests, paired_one_sided_tests
 
 __all__ = ["MetricGate", "GateDecision", "gate", "gate_columns", "paired_differences", "default_margin",
-           "parse_margin_spec", "OUTCOMES", "EXIT_CODES", "DEFAULT_MARGINS"]
+           "parse_margin_spec", "OUTCOMES", "EXIT_CODES", "DEFAULT_MARGINS", "FEW_CHANGED"]
 
 OUTCOMES = ("pass", "fail", "inconclusive")
 EXIT_CODES = {"pass": 0, "fail": 1, "inconclusive": 3}
 """The exit status of ``rag-eval gate`` by outcome (an inconclusive gate under ``--inconclusive pass`` exits 0;
 2 is an error)."""
+FEW_CHANGED = 20
+"""Below this many changed questions (a paired difference other than 0) a verdict carries a caution."""
 DEFAULT_MARGINS = {"retrieval": 0.02, "answer": 0.03}
 """The margin of a metric given without one: 0.02 for a retrieval metric of the registry (nDCG, MRR, recall...),
 0.03 for any other (answer metrics, judged metrics)."""
@@ -102,6 +104,13 @@ class MetricGate:
     alpha: float = 0.05
     method: str = "paired t"
     n_labelled: int | None = None
+    n_changed: int | None = None
+
+    @property
+    def few_changed(self) -> bool:
+        """Whether fewer than :data:`FEW_CHANGED` questions changed (but some did): the t-test's normal
+        approximation is then rough, and its error rates can exceed ``alpha`` (``docs/gate.md``)."""
+        return self.n_changed is not None and 0 < self.n_changed < FEW_CHANGED
 
     def explain(self) -> str:
         """One sentence: the verdict, the numbers behind it and why."""
@@ -118,7 +127,9 @@ class MetricGate:
         else:
             why = (f"neither shown within the margin (adjusted p {self.p_pass_adjusted:.3g}) nor worse by more "
                    f"(adjusted p {self.p_fail_adjusted:.3g}): more questions are needed to decide")
-        return f"{head}: {why}"
+        caution = (f" [only {self.n_changed} of {self.n} questions changed: the test's error rates are rough with "
+                   "so few; gate on more questions]" if self.few_changed else "")
+        return f"{head}: {why}{caution}"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON."""
@@ -221,7 +232,7 @@ def _metric_tests(metric: str, key_b: str, key_c: str, baseline: Columns, candid
     if len(common) < 2:
         raise ValueError(f"{metric}: {len(common)} questions scored by both baseline and candidate; the gate "
                          "needs at least 2")
-    means = [float(base.mean()), float(cand.mean())]
+    means = [float(base.mean()), float(cand.mean()), int(np.count_nonzero(cand != base))]
     if human:
         ppi = _ppi_tests(metric, dict(zip(common, base.tolist(), strict=True)),
                          dict(zip(common, cand.tolist(), strict=True)), human, margin, alpha)
@@ -245,11 +256,11 @@ def gate_columns(baseline: Columns, candidate: Columns, margins: Mapping[str, fl
     adjusted_pass = adjust_p_values([r[3].p_pass for r in rows], "holm")
     adjusted_fail = adjust_p_values([r[3].p_fail for r in rows], "holm")
     verdicts = []
-    for (metric, margin, (n, mean_b, mean_c), t, method, labelled), ap, af in zip(
+    for (metric, margin, (n, mean_b, mean_c, changed), t, method, labelled), ap, af in zip(
             rows, adjusted_pass.tolist(), adjusted_fail.tolist(), strict=True):
         outcome = "fail" if af < alpha else "pass" if ap < alpha else "inconclusive"
         verdicts.append(MetricGate(metric, margin, n, mean_b, mean_c, t.difference, t.std_error, t.lower, t.upper,
-                                   t.p_pass, t.p_fail, ap, af, outcome, alpha, method, labelled))
+                                   t.p_pass, t.p_fail, ap, af, outcome, alpha, method, labelled, changed))
     return GateDecision(tuple(verdicts), alpha, inconclusive, names[0], names[1])
 
 

@@ -72,8 +72,8 @@ def power_to_fail(sd: float, n: int, drop: float, margin: float, alpha: float) -
     c = t_upper_quantile(alpha, df)
     ncp = (margin - drop) * math.sqrt(n) / sd
     scale, weights = _chi_grid(df)
-    cdf = 0.5 * _erfc((c * scale + ncp) / math.sqrt(2.0))  # Phi(-c U - ncp)
-    return float(np.clip(np.dot(weights, cdf.astype(np.float64)), 0.0, 1.0))
+    cdf = 0.5 * np.asarray(_erfc((c * scale + ncp) / math.sqrt(2.0)), dtype=np.float64)  # Phi(-c U - ncp)
+    return float(np.clip(np.dot(weights, cdf), 0.0, 1.0))
 
 
 def questions_needed(sd: float, drop: float, margin: float, alpha: float, power: float = POWER_TARGET,
