@@ -130,3 +130,27 @@ def test_the_simulated_power_matches_the_analytical_power():
     expected = power_to_fail(sd, n, drop, 0.02, 0.05)
     assert 0.2 < expected < 0.9
     assert abs(fails / gates - expected) <= 4 * math.sqrt(expected * (1 - expected) / gates)
+
+
+def test_a_labelled_metric_is_tested_on_its_ppi_difference():
+    from rag_eval_adapters.ppi import ppi_paired_by_id
+
+    rng = np.random.default_rng(8)
+    judge_b = {f"q{i}": float(v) for i, v in enumerate(rng.random(80))}
+    judge_c = {q: min(1.0, v + float(rng.normal(-0.01, 0.05))) for q, v in judge_b.items()}
+    human = {side: {f"q{i}": {"faithfulness": float(judge[f"q{i}"] + rng.normal(0, 0.2) > 0.5)} for i in range(25)}
+             for side, judge in (("baseline", judge_b), ("candidate", judge_c))}
+    decision = gate({q: {"faithfulness": v} for q, v in judge_c.items()},
+                    {q: {"faithfulness": v} for q, v in judge_b.items()}, {"faithfulness": 0.05}, human=human)
+    verdict = decision.metric("faithfulness")
+    ppi = ppi_paired_by_id(judge_b, judge_c, {q: r["faithfulness"] for q, r in human["baseline"].items()},
+                           {q: r["faithfulness"] for q, r in human["candidate"].items()})
+    expected = one_sided_tests(ppi.estimate, ppi.std_error, 24, 0.05, 0.05)
+    assert (verdict.method, verdict.n_labelled) == ("ppi++", 25)
+    assert verdict.difference == ppi.estimate and verdict.std_error == ppi.std_error
+    assert (verdict.p_pass, verdict.p_fail) == (expected.p_pass, expected.p_fail)
+    assert verdict.p_fail == pytest.approx(stats.t.cdf((ppi.estimate + 0.05) / ppi.std_error, 24), rel=1e-9)
+    with pytest.raises(ValueError, match="PPI needs at least 2 questions labelled for both"):
+        gate({q: {"faithfulness": v} for q, v in judge_c.items()},
+             {q: {"faithfulness": v} for q, v in judge_b.items()}, {"faithfulness": 0.05},
+             human={"baseline": {"q1": {"faithfulness": 1.0}}, "candidate": {"q1": {"faithfulness": 1.0}}})
