@@ -35,23 +35,32 @@ def test_from_report_files(rag_gate, tmp_path):
 '''
 
 
-def test_a_regression_fails_with_the_gates_explanation_and_inconclusive_fails(pytester):
+PLUGIN = ("-p", "rag_eval_adapters.gate.pytest_plugin", "-p", "no:cacheprovider")
+
+
+@pytest.fixture
+def team(pytester, monkeypatch):
+    """A team's test file, run with the plugin given by ``-p`` (entry points not loaded, so the plugin is loaded
+    once whether or not the package is installed with its entry point)."""
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     pytester.makepyfile(test_team=TEAM_TESTS)
-    result = pytester.runpytest_inprocess("-p", "rag_eval_adapters.gate.pytest_plugin", "-p", "no:cacheprovider")
+    return pytester
+
+
+def test_a_regression_fails_with_the_gates_explanation_and_inconclusive_fails(team):
+    result = team.runpytest_inprocess(*PLUGIN)
     result.assert_outcomes(passed=2, failed=2)
     result.stdout.fnmatch_lines(["*test_regressed*", "*Gate FAIL: candidate vs baseline: 1 fail (ndcg@10)*",
                                  "*ndcg@10: FAIL*worse by more than the margin*"])
     result.stdout.fnmatch_lines(["*Gate INCONCLUSIVE*", "*ndcg@10: INCONCLUSIVE*more questions are needed*"])
 
 
-def test_inconclusive_skips_when_asked_on_the_command_line_or_in_the_ini(pytester):
-    pytester.makepyfile(test_team=TEAM_TESTS)
-    result = pytester.runpytest_inprocess("-p", "rag_eval_adapters.gate.pytest_plugin", "-p", "no:cacheprovider",
-                                          "--rag-gate-inconclusive=skip", "-rs")
+def test_inconclusive_skips_when_asked_on_the_command_line_or_in_the_ini(team):
+    result = team.runpytest_inprocess(*PLUGIN, "--rag-gate-inconclusive=skip", "-rs")
     result.assert_outcomes(passed=2, failed=1, skipped=1)
     result.stdout.fnmatch_lines(["*SKIPPED*Gate INCONCLUSIVE*"])
-    pytester.makeini("[pytest]\nrag_gate_inconclusive = skip\n")
-    result = pytester.runpytest_inprocess("-p", "rag_eval_adapters.gate.pytest_plugin", "-p", "no:cacheprovider")
+    team.makeini("[pytest]\nrag_gate_inconclusive = skip\n")
+    result = team.runpytest_inprocess(*PLUGIN)
     result.assert_outcomes(passed=2, failed=1, skipped=1)
 
 
@@ -59,3 +68,23 @@ def test_the_plugin_is_declared_as_a_pytest11_entry_point():
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text("utf-8"))
     assert pyproject["project"]["entry-points"]["pytest11"] == {"rag_gate": "rag_eval_adapters.gate.pytest_plugin"}
+
+
+def test_the_pytest11_entry_point_loads_the_fixture_without_any_option(pytester, tmp_path, monkeypatch):
+    """An installed package's entry point, as pip writes it (a dist-info on the path), loads the plugin."""
+    import importlib.metadata
+
+    if any(ep.name == "rag_gate" for ep in importlib.metadata.entry_points(group="pytest11")):
+        site = None  # installed with its entry point already (CI's fresh install)
+    else:
+        site = tmp_path / "site"
+        info = site / "rag_gate_entry_point-0.dist-info"
+        info.mkdir(parents=True)
+        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: rag-gate-entry-point\nVersion: 0\n")
+        (info / "entry_points.txt").write_text("[pytest11]\nrag_gate = rag_eval_adapters.gate.pytest_plugin\n")
+        monkeypatch.syspath_prepend(str(site))
+    monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", raising=False)
+    pytester.makepyfile(test_team=TEAM_TESTS)
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-k", "unchanged or regressed")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*Gate FAIL*"])
