@@ -96,7 +96,8 @@ def test_bad_values_and_options_are_errors_naming_them(files, tmp_path):
     for option, message in ((("-m", "ndcg@10:-0.1"), "margin >= 0"), (("-m", "ndcg@10:x"), "must be a number"),
                             (("-m", "map"), "has no metric 'map'; it has ndcg@10, mrr@10"),
                             (("-m", "ndcg@10", "--alpha", "0.7"), "--alpha"),
-                            (("-m", "ndcg@10", "--config", "a"), "not a bench report")):
+                            (("-m", "ndcg@10", "--config", "a"), "not a bench report"),
+                            (("-m", "ndcg@10", "--candidate", "-"), "not standard input")):
         code, _, err = run_cli(*base, *option)
         assert code == 2 and message in err, (option, err)
 

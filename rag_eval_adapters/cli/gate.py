@@ -127,6 +127,8 @@ def _from_reports(args: argparse.Namespace) -> tuple[Any, Any]:
     sides = []
     for path, config in ((args.baseline, args.baseline_config or args.config),
                          (args.candidate, args.candidate_config or args.config)):
+        if path == "-":
+            raise CLIError("a report.json is read from a file, not standard input (- reads a run with --qrels)")
         try:
             sides.append(read_report_file(path, config))
         except ValueError as exc:
