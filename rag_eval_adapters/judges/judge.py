@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from ..answers.abstention import is_abstention
+from ..answers.record import FIELD_NAMES
 from ..modelcalls import (
     CallCache,
     CallLimiter,
@@ -34,9 +36,9 @@ __all__ = ["LLMJudge", "JUDGE_METRICS", "self_preference_warning"]
 
 #: the judged metrics, and the fields each reads from an item (first name found wins)
 JUDGE_METRICS = ("relevance", "faithfulness", "answer_correctness")
-_QUESTION = ("question", "query")
-_ANSWER = ("answer", "prediction", "response")
-_REFERENCE = ("reference", "ground_truth", "expected")
+_QUESTION = FIELD_NAMES["question"]  # the names of each field: the answer records' one table
+_ANSWER = FIELD_NAMES["prediction"]
+_REFERENCE = FIELD_NAMES["references"]
 _PASSAGE = ("passage", "text", "context")
 _RELEVANCE_OUT, _CLAIM_OUT = 40, 45  # dry-run estimate of completion tokens: a grade; one claim's verdict
 
@@ -162,35 +164,62 @@ class LLMJudge:
         metric = "faithfulness"
         if not answer.strip():
             return JudgeResult.failed(metric, "empty_answer", "the answer is empty")
+        if is_abstention(answer):
+            return JudgeResult.failed(metric, "no_claims", "the answer abstains", abstained=True)
         chunks = [c for c in chunks if c[1].strip()]
         if not chunks:
             return JudgeResult.failed(metric, "empty_input", "no context to check the answer against")
         claims = extract_claims(self.caller, answer, question, "the answer")
         if claims.reply is None:
-            return JudgeResult.failed(metric, claims.reason, claims.detail)
+            return JudgeResult.failed(metric, claims.reason, claims.detail, abstained=claims.reason == "no_claims")
         checked = check_claims(self.caller, claims.reply.claims, chunks, "the answer's claims")
         if checked.reason is not None:
             return JudgeResult.failed(metric, checked.reason, checked.detail)
         return JudgeResult(metric, checked.supported_share, claims=checked.verdicts)
 
-    def correctness(self, answer: str, reference: str, question: str | None = None) -> JudgeResult:
+    def correctness(self, answer: str, reference: str, question: str | None = None, *,
+                    answerable: bool | None = None) -> JudgeResult:
         """F1 of claim precision (the answer's claims supported by the reference) and claim recall (the
-        reference's claims supported by the answer); ``parts`` holds all three."""
+        reference's claims supported by the answer); ``parts`` holds all three. An answer that abstains scores 0
+        against a reference; with ``answerable=False`` (no answer exists) an abstention scores 1 and any other
+        answer 0, without a reference."""
         where = "answer_correctness"
         return self._correctness(optional_text(answer, "answer", where) or "",
                                  optional_text(reference, "reference", where) or "",
-                                 optional_text(question, "question", where))
+                                 optional_text(question, "question", where), answerable)
 
-    def _correctness(self, answer: str, reference: str, question: str | None) -> JudgeResult:
+    def abstains(self, answer: str, question: str | None = None) -> bool | JudgeResult:
+        """Whether ``answer`` abstains: the lexical fast path (:func:`~rag_eval_adapters.answers.is_abstention`),
+        else the judge's claim split finding no claim; the failed result when that call fails."""
+        if is_abstention(answer):
+            return True
+        claims = extract_claims(self.caller, answer, question, "the answer")
+        if claims.reply is None and claims.reason != "no_claims":
+            return JudgeResult.failed("answer_correctness", claims.reason or "invalid_output", claims.detail)
+        return claims.reply is None
+
+    def _correctness(self, answer: str, reference: str, question: str | None,
+                     answerable: bool | None = None) -> JudgeResult:
         metric = "answer_correctness"
         if not answer.strip():
             return JudgeResult.failed(metric, "empty_answer", "the answer is empty")
+        if answerable is False:
+            abstained = self.abstains(answer, question)
+            if isinstance(abstained, JudgeResult):
+                return abstained
+            value = 1.0 if abstained else 0.0
+            return JudgeResult(metric, value, parts={"precision": value, "recall": value, "f1": value},
+                               abstained=abstained, detail="the question has no answer (answerable: false)")
         if not reference.strip():
             return JudgeResult.failed(metric, "empty_input", "the reference is empty")
+        if is_abstention(answer):
+            return _abstained_correctness()
         sides = []
         for text, other, name, other_name in ((answer, reference, "the answer", "reference"),
                                               (reference, answer, "the reference", "answer")):
             claims = extract_claims(self.caller, text, question, name)
+            if claims.reply is None and claims.reason == "no_claims" and text is answer:
+                return _abstained_correctness()
             if claims.reply is None:
                 return JudgeResult.failed(metric, claims.reason, claims.detail)
             checked = check_claims(self.caller, claims.reply.claims, [(other_name, other)], f"{name}'s claims")
@@ -224,8 +253,9 @@ class LLMJudge:
                 chunks = as_chunks(item.get("contexts"), where)
                 jobs.append(lambda a=answer, c=chunks, q=question: self._faithfulness(a, c, q))
             else:
-                reference = text_field(item, _REFERENCE, where)
-                jobs.append(lambda a=answer, r=reference, q=question: self._correctness(a, r, q))
+                answerable = item.get("answerable")
+                reference = text_field(item, _REFERENCE, where, required=answerable is not False) or ""
+                jobs.append(lambda a=answer, r=reference, q=question, x=answerable: self._correctness(a, r, q, x))
         return jobs
 
     def judge_many(self, metric: str, items: Iterable[Mapping[str, Any]]) -> list[JudgeResult]:
@@ -313,6 +343,12 @@ class LLMJudge:
                 "cached_calls": dry.meter.usage.cache_hits, "estimated_input_tokens": input_tokens,
                 "estimated_output_tokens": output_tokens,
                 "estimated_cost": prices.cost(input_tokens, output_tokens) if prices else None}
+
+
+def _abstained_correctness() -> JudgeResult:
+    """Correctness of an answer that abstains on a question with a reference answer: 0."""
+    return JudgeResult("answer_correctness", 0.0, parts={"precision": 0.0, "recall": 0.0, "f1": 0.0},
+                       abstained=True, detail="the answer abstains, and the question has a reference answer")
 
 
 def _first(item: Mapping[str, Any], names: Sequence[str]) -> str:
