@@ -207,12 +207,13 @@ def _query_id(item: Any, index: int, default_id: bool) -> Hashable:
     return qid
 
 
-def read_records(items: Iterable[Any], *, default_id: bool = False
+def read_records(items: Iterable[Any], *, default_id: bool = False, labels: Sequence[str] | None = None
                  ) -> list[tuple[Hashable, dict[str, Any], AnswerRecord | str]]:
     """``(query_id, attributes, record or its error message)`` of every item, in order.
 
     A record with a bad field is its error message (naming the query and the field); the others are read.
-    ``default_id`` gives a record without ``query_id`` its 1-based position (as text).
+    ``default_id`` gives a record without ``query_id`` its 1-based position (as text); ``labels`` name the
+    records in messages (e.g. ``file:line``; default ``record <index>``).
 
     Raises
     ------
@@ -231,10 +232,12 @@ def read_records(items: Iterable[Any], *, default_id: bool = False
         text = str(qid)
         if text in seen:
             first, other = seen[text]
+            name, first_name = (labels[index], labels[first]) if labels else (f"record {index}", f"record {first}")
             if other == qid and type(other) is type(qid):
-                raise ValueError(f"record {index}: query_id {qid!r} appears twice; query ids must be unique")
-            raise ValueError(f"record {index}: query_id {qid!r} and record {first}'s query_id {other!r} are the same "
-                             "id once read as text (files, --details and per_query key by text); give distinct ids")
+                raise ValueError(f"{name}: query_id {qid!r} appears twice (first in {first_name}); query ids must be "
+                                 "unique")
+            raise ValueError(f"{name}: query_id {qid!r} and {first_name}'s query_id {other!r} are the same id once "
+                             "read as text (files, --details and per_query key by text); give distinct ids")
         seen[text] = (index, qid)
         attributes = {k: v for k, v in item.items() if k not in RECORD_FIELDS}
         try:

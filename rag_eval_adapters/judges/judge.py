@@ -13,6 +13,7 @@ from typing import Any
 from ..answers.abstention import is_abstention
 from ..answers.record import FIELD_NAMES
 from ..modelcalls import (
+    LLM_PROVIDERS,
     CallCache,
     CallLimiter,
     ModelCallError,
@@ -44,7 +45,13 @@ _RELEVANCE_OUT, _CLAIM_OUT = 40, 45  # dry-run estimate of completion tokens: a 
 
 
 def _model_key(name: str) -> str:
-    base = name.strip().lower().rsplit("/", 1)[-1]
+    """The model of ``name`` without provider prefix (``openai:``, ``openai/``, ``org/``), case and date or
+    ``latest`` suffix."""
+    base = name.strip().lower()
+    provider, sep, rest = base.partition(":")
+    if sep and provider in LLM_PROVIDERS:
+        base = rest
+    base = base.rsplit("/", 1)[-1]
     return re.sub(r"[-_:@](\d{4}-?\d{2}-?\d{2}|latest|\d{8})$", "", base)
 
 
