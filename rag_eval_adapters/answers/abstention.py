@@ -41,6 +41,7 @@ ABSTENTION_PHRASES: tuple[str, ...] = (
 )
 _SHORT = 160  # characters: an abstention is a short answer; a longer one is left to the judge's claim split
 _DIGIT = re.compile(r"\d")
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff]")  # a CJK phrase needs no word boundary after it
 
 #: words that carry no content, by language (after case folding); CJK text is one token per character
 STOP_WORDS: frozenset[str] = frozenset(
@@ -76,7 +77,7 @@ def is_abstention(text: str | None) -> bool:
     for phrase in ABSTENTION_PHRASES:
         if norm.startswith(phrase):
             rest = norm[len(phrase):]
-            if not rest or not rest[0].isalnum() or phrase[-1].isspace() or not phrase[-1].isalnum():
+            if not rest or not rest[0].isalnum() or not phrase[-1].isalnum() or _CJK.match(phrase[-1]):
                 return _no_second_statement(rest)
     return False
 
