@@ -21,7 +21,16 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from langsmith.evaluation import EvaluationResult, RunEvaluator
 
-from ..answers import AnswerMetric, BoundAnswerMetric, Embedder, ExactMatch, RougeL, SemanticSimilarity, TokenF1
+from ..answers import (
+    FIELD_NAMES,
+    AnswerMetric,
+    BoundAnswerMetric,
+    Embedder,
+    ExactMatch,
+    RougeL,
+    SemanticSimilarity,
+    TokenF1,
+)
 from .documents import FEEDBACK_CONFIG, _query_id
 
 __all__ = [
@@ -36,8 +45,9 @@ __all__ = [
     "AnswerSimilarityEvaluator",
 ]
 
-ANSWER_KEYS = ("answer", "output", "response", "result", "text", "content", "messages")
-REFERENCE_KEYS = ("reference", "references", "answer", "expected_answer", "ground_truth", "output")
+# the answer records' names of each field (rag_eval_adapters.answers.record), then LangSmith's own
+ANSWER_KEYS = (*FIELD_NAMES["prediction"], "output", "result", "text", "content", "messages")
+REFERENCE_KEYS = (*FIELD_NAMES["references"], "answer", "expected_answer", "output")
 
 
 def _where(query_id: Any) -> str:
