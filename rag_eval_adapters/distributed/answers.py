@@ -114,7 +114,7 @@ _USAGE = ("calls", "cache_hits", "retries", "input_tokens", "output_tokens")
 def _built_judge(judge_factory: Callable[[], Any], gate: Any) -> Any:
     """The actor's judge, its calls paced by ``gate`` (when given) with every actor's."""
     from ..judges import LLMJudge
-    from .judges import SharedRateLimiter
+    from .rate import SharedRateLimiter
 
     judge = judge_factory()
     if not isinstance(judge, LLMJudge):
@@ -221,7 +221,7 @@ def run_answers(records: Any, measures: list[Any], embedder_factory: Callable[[]
     import ray
     import ray.data
 
-    from .judges import RateGate
+    from .rate import RateGate
 
     if any(m.needs_embedder for m in measures) and embedder_factory is None:
         raise ValueError("semantic_similarity needs an embedder: pass embedder_factory=E5Embedder (a function "

@@ -9,46 +9,12 @@ re-run, or a run resumed after a failure, pays for nothing twice.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
-from ..modelcalls import CallLimiter
+from .rate import RateGate, SharedRateLimiter  # where they live now; kept importable from here
 
 __all__ = ["judge_answers_ray", "JudgeBatch", "RateGate", "SharedRateLimiter"]
-
-
-class RateGate:
-    """Start times for calls at most ``per_second`` apart on average (a Ray actor shared by the judges)."""
-
-    def __init__(self, per_second: float) -> None:
-        self.interval = 1.0 / per_second
-        self.next_start = 0.0
-
-    def reserve(self) -> float:
-        """Seconds the caller waits before starting its call."""
-        now = time.time()
-        start = max(now, self.next_start)
-        self.next_start = start + self.interval
-        return start - now
-
-
-class SharedRateLimiter(CallLimiter):
-    """A :class:`~rag_eval_adapters.modelcalls.CallLimiter` whose starts are also paced by a shared
-    :class:`RateGate` actor (``gate``), so many processes keep to one rate."""
-
-    def __init__(self, gate: Any, max_concurrency: int) -> None:
-        super().__init__(max_concurrency)
-        self.gate = gate
-
-    def __enter__(self) -> SharedRateLimiter:
-        super().__enter__()
-        import ray
-
-        wait = ray.get(self.gate.reserve.remote())
-        if wait > 0:
-            time.sleep(wait)
-        return self
 
 
 class JudgeBatch:
