@@ -234,7 +234,9 @@ def parse_answer_metric(metric: str | AnswerMetric) -> AnswerMetric:
     found = names_of(FAMILY).get(name)
     if found is not None:
         cls, options = found
-        return cls(**options)
+        made = cls(**options)
+        assert isinstance(made, AnswerMetric)  # the answer family holds answer metrics only
+        return made
     retrieval = _retrieval_name(metric.strip())
     if retrieval:
         raise ValueError(f"{retrieval}; for answers use one of: {', '.join(_choices(name))}")

@@ -131,6 +131,7 @@ def _dry_run(judge: Any, metrics: list[str], records: list[dict], args: argparse
     read = [r for _, _, r in read_records(records) if not isinstance(r, str)]  # the one reader of answer records
     estimates = {}
     for kind in kinds:
+        items: list[dict[str, Any]]
         if kind == "relevance":
             items = [{"query": r.question or "", "passage": text} for r in read for _, text in r.contexts]
         else:

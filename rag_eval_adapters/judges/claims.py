@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from ..answers.abstention import content_tokens
 from ..answers.normalize import CJK_RANGES
@@ -71,7 +72,7 @@ class Checked:
 def extract_claims(caller: StructuredCaller, text: str, question: str | None, what: str) -> Outcome:
     """The claims of ``text`` (``Outcome.reply`` a :class:`ClaimsReply`), or why there are none."""
     outcome = caller.ask(claims_messages(text, question), ClaimsReply, f"claims of {what}")
-    if outcome.reply is not None and not outcome.reply.claims:
+    if isinstance(outcome.reply, ClaimsReply) and not outcome.reply.claims:
         return Outcome(reason="no_claims", detail=f"the model found no factual claim in {what}")
     return outcome
 
@@ -108,8 +109,8 @@ def check_claims(caller: StructuredCaller, claims: Sequence[str], chunks: Sequen
     """Each claim's verdict against ``chunks`` (``(chunk_id, text)`` pairs), quotes located."""
     n = len(claims)
     outcome = caller.ask(verify_messages(claims, chunks), VerdictsReply, f"verdicts for {what}",
-                         check=lambda reply: reply.for_claims(n))
-    if outcome.reply is None:
-        return Checked(reason=outcome.reason, detail=outcome.detail)
+                         check=lambda reply: cast(VerdictsReply, reply).for_claims(n))
+    if not isinstance(outcome.reply, VerdictsReply):
+        return Checked(reason=outcome.reason or "invalid_output", detail=outcome.detail)
     verdicts = outcome.reply.for_claims(n)
     return Checked(tuple(locate_verdict(c, v, chunks) for c, v in zip(claims, verdicts, strict=True)))

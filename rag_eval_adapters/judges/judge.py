@@ -8,6 +8,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 from ..answers.abstention import is_abstention
@@ -31,7 +32,7 @@ from .claims import check_claims, extract_claims
 from .items import as_chunks, optional_text, text_field
 from .prompts import CLAIMS_PROMPT, PROMPT_VERSION, RELEVANCE_PROMPT, VERIFY_PROMPT, relevance_messages
 from .results import JudgeResult
-from .schemas import RelevanceReply
+from .schemas import ClaimsReply, RelevanceReply
 
 __all__ = ["LLMJudge", "JUDGE_METRICS", "self_preference_warning"]
 
@@ -148,17 +149,17 @@ class LLMJudge:
     def relevance(self, query: str, passage: str) -> JudgeResult:
         """The passage's grade for the query: 0 unrelated, 1 related but does not answer, 2 partly answers,
         3 answers it (``score`` = grade / 3)."""
-        query, passage = optional_text(query, "query", "relevance"), optional_text(passage, "passage", "relevance")
-        return self._relevance(query or "", passage or "")
+        given = optional_text(query, "query", "relevance"), optional_text(passage, "passage", "relevance")
+        return self._relevance(given[0] or "", given[1] or "")
 
     def _relevance(self, query: str, passage: str) -> JudgeResult:
         if not query.strip() or not passage.strip():
             return JudgeResult.failed("relevance", "empty_input", "the query or the passage is empty")
         outcome = self.caller.ask(relevance_messages(query, passage), RelevanceReply, "relevance grade")
-        if outcome.reply is None:
-            return JudgeResult.failed("relevance", outcome.reason, outcome.detail)
-        grade = outcome.reply.grade
-        return JudgeResult("relevance", grade / 3, grade=grade, reasoning=outcome.reply.reasoning)
+        reply = outcome.reply
+        if not isinstance(reply, RelevanceReply):
+            return JudgeResult.failed("relevance", outcome.reason or "invalid_output", outcome.detail)
+        return JudgeResult("relevance", reply.grade / 3, grade=reply.grade, reasoning=reply.reasoning)
 
     def faithfulness(self, answer: str, contexts: Any, question: str | None = None) -> JudgeResult:
         """Supported claims / claims of ``answer`` against ``contexts`` (strings, ``{chunk_id: text}`` or
@@ -177,8 +178,9 @@ class LLMJudge:
         if not chunks:
             return JudgeResult.failed(metric, "empty_input", "no context to check the answer against")
         claims = extract_claims(self.caller, answer, question, "the answer")
-        if claims.reply is None:
-            return JudgeResult.failed(metric, claims.reason, claims.detail, abstained=claims.reason == "no_claims")
+        if not isinstance(claims.reply, ClaimsReply):
+            return JudgeResult.failed(metric, claims.reason or "invalid_output", claims.detail,
+                                      abstained=claims.reason == "no_claims")
         checked = check_claims(self.caller, claims.reply.claims, chunks, "the answer's claims")
         if checked.reason is not None:
             return JudgeResult.failed(metric, checked.reason, checked.detail)
@@ -227,8 +229,8 @@ class LLMJudge:
             claims = extract_claims(self.caller, text, question, name)
             if claims.reply is None and claims.reason == "no_claims" and text is answer:
                 return _abstained_correctness()
-            if claims.reply is None:
-                return JudgeResult.failed(metric, claims.reason, claims.detail)
+            if not isinstance(claims.reply, ClaimsReply):
+                return JudgeResult.failed(metric, claims.reason or "invalid_output", claims.detail)
             checked = check_claims(self.caller, claims.reply.claims, [(other_name, other)], f"{name}'s claims")
             if checked.reason is not None:
                 return JudgeResult.failed(metric, checked.reason, checked.detail)
@@ -244,7 +246,7 @@ class LLMJudge:
             raise ValueError(f"metric must be one of {', '.join(JUDGE_METRICS)}, got {metric!r}")
         if isinstance(items, (Mapping, str, bytes)):
             raise TypeError("items must be an iterable of mappings (one per item), not a single mapping or string")
-        jobs = []
+        jobs: list[Callable[[], JudgeResult]] = []
         for i, item in enumerate(items):
             where = f"item {i}" + (f" (query {item['query_id']!r})" if isinstance(item, Mapping)
                                    and "query_id" in item else "")
@@ -252,17 +254,15 @@ class LLMJudge:
                 raise TypeError(f"{where} must be a mapping, got {type(item).__name__}")
             question = text_field(item, _QUESTION, where, required=metric == "relevance")
             if metric == "relevance":
-                passage = text_field(item, _PASSAGE, where)
-                jobs.append(lambda q=question, p=passage: self._relevance(q, p))
+                jobs.append(partial(self._relevance, question or "", text_field(item, _PASSAGE, where) or ""))
                 continue
-            answer = text_field(item, _ANSWER, where)
+            answer = text_field(item, _ANSWER, where) or ""
             if metric == "faithfulness":
-                chunks = as_chunks(item.get("contexts"), where)
-                jobs.append(lambda a=answer, c=chunks, q=question: self._faithfulness(a, c, q))
+                jobs.append(partial(self._faithfulness, answer, as_chunks(item.get("contexts"), where), question))
             else:
                 answerable = item.get("answerable")
                 reference = text_field(item, _REFERENCE, where, required=answerable is not False) or ""
-                jobs.append(lambda a=answer, r=reference, q=question, x=answerable: self._correctness(a, r, q, x))
+                jobs.append(partial(self._correctness, answer, reference, question, answerable))
         return jobs
 
     def judge_many(self, metric: str, items: Iterable[Mapping[str, Any]]) -> list[JudgeResult]:
