@@ -42,6 +42,13 @@ def test_one_reader_reads_every_field_under_each_of_its_names():
     assert record.conversation == (("user", "Hi"), ("agent", "Hello")) and record.answerable is True
 
 
+def test_a_conversation_alternates_user_and_agent_turns():
+    turns = [{"speaker": "user", "text": "Hi"}, {"speaker": "user", "text": "Hello?"}]
+    report = evaluate_answers([{**RECORD, "conversation": turns}, {**RECORD, "query_id": "q2"}], ["token_f1"])
+    assert report.errors["q1"] == ("query 'q1': conversation[1] is a second user turn in a row; the turns alternate "
+                                   "user and agent")
+
+
 def test_one_field_under_two_names_with_different_values_is_the_same_error_everywhere(judge_server):
     bad = {**RECORD, "prediction": "Lyon"}
     lexical = evaluate_answers([bad, {**RECORD, "query_id": "q2"}], ["token_f1"])

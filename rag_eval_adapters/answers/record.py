@@ -148,6 +148,9 @@ def _conversation(value: Any, where: str) -> tuple[tuple[str, str], ...]:
         if speaker not in _SPEAKERS or not isinstance(text, str):
             raise ValueError(f"{where}: conversation[{i}] must be {{'speaker': 'user' or 'agent', 'text': str}}, "
                              f"got {turn!r:.80}")
+        if turns and turns[-1][0] == _SPEAKERS[speaker]:
+            raise ValueError(f"{where}: conversation[{i}] is a second {_SPEAKERS[speaker]} turn in a row; the turns "
+                             "alternate user and agent")
         turns.append((_SPEAKERS[speaker], text))
     return tuple(turns)
 
