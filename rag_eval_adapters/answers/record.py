@@ -141,7 +141,7 @@ def _conversation(value: Any, where: str) -> tuple[tuple[str, str], ...]:
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence):
         raise TypeError(f"{where}: conversation must be a list of {{'speaker', 'text'}} turns, got "
                         f"{type(value).__name__}")
-    turns = []
+    turns: list[tuple[str, str]] = []
     for i, turn in enumerate(value):
         speaker = turn.get("speaker", turn.get("role")) if isinstance(turn, Mapping) else None
         text = turn.get("text", turn.get("content")) if isinstance(turn, Mapping) else None
