@@ -85,13 +85,15 @@ def test_on_an_unanswerable_question_only_an_abstention_is_correct(judge_server)
 
 @pytest.mark.parametrize("text", ["I don't know.", "I do not know the answer to that.", "Unknown",
                                   "The context does not mention it.", "Я не знаю.", "Недостаточно информации.",
-                                  "我不知道。", "无法回答这个问题", "Je ne sais pas."])
+                                  "我不知道。", "无法回答这个问题", "Je ne sais pas.", "No answer.", "N/A", "Неизвестно."])
 def test_abstentions_are_recognised_in_several_languages(text):
     assert is_abstention(text)
 
 
 @pytest.mark.parametrize("text", ["Paris.", "I don't know why, but Paris is the capital.", "Unknowable is a word.",
-                                  "Известно, что Москва — столица.", "北京是中国的首都。", "", "No answer has 3 parts. Yes."])
+                                  "Известно, что Москва — столица.", "北京是中国的首都。", "", "No answer has 3 parts. Yes.",
+                                  "No answer was given by the witness.", "No se puede viajar a Marte sin cohete.",
+                                  "Unknown soldiers are buried here."])
 def test_answers_are_not_abstentions(text):
     assert not is_abstention(text)
 

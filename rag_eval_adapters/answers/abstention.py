@@ -20,25 +20,27 @@ import unicodedata
 
 from .normalize import ROUGE
 
-__all__ = ["is_abstention", "content_tokens", "STOP_WORDS", "ABSTENTION_PHRASES"]
+__all__ = ["is_abstention", "content_tokens", "STOP_WORDS", "ABSTENTION_PHRASES", "ABSTENTION_ANSWERS"]
 
 #: the start of an answer that declines to answer, after NFKC, case folding and ``’`` -> ``'``
 ABSTENTION_PHRASES: tuple[str, ...] = (
     # English
     "i don't know", "i do not know", "i dont know", "i'm not sure", "i am not sure", "i cannot answer",
-    "i can't answer", "i can not answer", "i am unable to answer", "i'm unable to answer", "unknown", "n/a",
-    "no answer", "there is no information", "there is not enough information", "not enough information",
+    "i can't answer", "i can not answer", "i am unable to answer", "i'm unable to answer", "there is no information", "there is not enough information", "not enough information",
     "insufficient information", "the context does not", "the provided context does not", "the documents do not",
     "i could not find", "i couldn't find", "cannot be determined", "i have no information",
     # Russian
     "я не знаю", "не знаю", "не могу ответить", "нет информации", "недостаточно информации", "в контексте нет",
-    "информации нет", "не удалось найти", "ответ неизвестен", "неизвестно",
+    "информации нет", "не удалось найти", "ответ неизвестен",
     # Chinese
     "我不知道", "不知道", "无法回答", "没有相关信息", "上下文中没有", "无法确定", "没有足够的信息", "信息不足", "我不确定",
     "不清楚",
     # French, German, Spanish
-    "je ne sais pas", "ich weiß nicht", "ich weiss nicht", "no lo sé", "no sé", "no se",
+    "je ne sais pas", "ich weiß nicht", "ich weiss nicht", "no lo sé", "no sé",
 )
+#: whole answers that abstain (as a start they would also begin real answers: "No answer was given by ...")
+ABSTENTION_ANSWERS: frozenset[str] = frozenset({"unknown", "n/a", "no answer", "none", "неизвестно", "нет ответа",
+                                                "未知", "无", "no lo sé", "no sé", "keine ahnung"})
 _SHORT = 160  # characters: an abstention is a short answer; a longer one is left to the judge's claim split
 _DIGIT = re.compile(r"\d")
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff]")  # a CJK phrase needs no word boundary after it
@@ -67,13 +69,15 @@ def _normalised(text: str) -> str:
 
 def is_abstention(text: str | None) -> bool:
     """Whether ``text`` declines to answer ("I don't know", "Не знаю", "我不知道", "The context does not say"):
-    a short answer, without digits, that starts with one of :data:`ABSTENTION_PHRASES` and goes on no further than
-    a clause about the question or the context. False for an empty text (an empty answer is its own case)."""
+    a short answer, without digits, that is one of :data:`ABSTENTION_ANSWERS` or starts with one of
+    :data:`ABSTENTION_PHRASES` and goes on no further than a clause about the question or the context. False for an empty text (an empty answer is its own case)."""
     if not isinstance(text, str):
         return False
     norm = _normalised(text)
     if not norm or len(norm) > _SHORT or _DIGIT.search(norm):
         return False
+    if norm in ABSTENTION_ANSWERS:
+        return True
     for phrase in ABSTENTION_PHRASES:
         if norm.startswith(phrase):
             rest = norm[len(phrase):]
