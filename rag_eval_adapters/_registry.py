@@ -78,7 +78,7 @@ class Registered(BaseModel):
     @classmethod
     def names(cls) -> dict[str, dict[str, Any]]:
         """Every name of the class (lower case) with the options it stands for."""
-        out = {alias.lower(): {} for alias in (cls.name, *cls.aliases)}
+        out: dict[str, dict[str, Any]] = {alias.lower(): {} for alias in (cls.name, *cls.aliases)}
         out.update({variant.lower(): dict(options) for variant, options in cls.variants.items()})
         return out
 

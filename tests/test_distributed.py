@@ -270,3 +270,33 @@ def test_judges_on_an_actor_pool_under_one_rate_limit_equal_judge_answers(local_
     assert arrivals[-1] - arrivals[0] >= 21 / 20 * 0.75  # 22 starts under one limit of 20 a second, both actors
     assert result.per_query == local.per_query and result.unmeasured == {"faithfulness": {"j5": "empty_answer"}}
     assert result.mean["faithfulness"] == pytest.approx(0.5) and result.info["judge"]["judge_model"] == "judge-model"
+
+
+def test_one_ray_path_scores_lexical_and_judged_metrics_and_refuses_colliding_ids_before_any_call(local_ray):
+    import functools
+
+    from distributed_support import make_judge
+    from judge_server import judge_content
+    from openai_server import FakeOpenAIServer
+
+    from rag_eval_adapters.answers import evaluate_answers
+    from rag_eval_adapters.distributed import evaluate_answers_ray, judge_answers_ray
+
+    records = [{"query_id": f"a{i}", "question": f"Fact {i}?", "prediction": f"Fact {i} is true.",
+                "reference": f"Fact {i} is true.", "contexts": [f"Fact {i} is true and known."]} for i in range(6)]
+    records[2]["prediction"] = "I don't know."
+    with FakeOpenAIServer(handler=judge_content) as server:
+        factory = functools.partial(make_judge, server.base_url, server.api_key)
+        colliding = [{**records[0], "query_id": 1}] + [{**r, "query_id": "1" if i == 0 else r["query_id"]}
+                                                       for i, r in enumerate(records)]
+        with pytest.raises(ValueError, match="record 1: query_id '1' and record 0's query_id 1 are the same id"):
+            judge_answers_ray(colliding, "faithfulness", factory, concurrency=1, batch_size=3)
+        with pytest.raises(ValueError, match="'a1' appears twice"):
+            judge_answers_ray(records + [records[1]], "faithfulness", factory, concurrency=1, batch_size=3)
+        assert server.chat_requests == []  # refused before the first paid call
+        metrics = ["token_f1", "faithfulness", "answer_correctness"]
+        local = evaluate_answers(records, metrics, judge=make_judge(server.base_url, server.api_key))
+        result = evaluate_answers_ray(records, metrics, judge_factory=factory, concurrency=2, batch_size=2)
+    assert result.mean == pytest.approx(local.mean) and result.counts == local.counts
+    assert result.stats["unmeasured"] == local.unmeasured == {"faithfulness": {"a2": "no_claims"}}
+    assert result.stats["abstained"] == ["a2"] and result.mean["answer_correctness"] == pytest.approx(5 / 6)

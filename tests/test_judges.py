@@ -398,7 +398,7 @@ def test_describe_names_the_model_prompt_version_and_self_preference(judge_serve
 
 def test_bad_items_are_refused_before_any_call(judge_server):
     judge = make(judge_server)
-    with pytest.raises(ValueError, match="item 1: no 'answer'"):
+    with pytest.raises(ValueError, match="item 1: no 'prediction' or 'answer'"):
         judge.judge_many("faithfulness", [{"answer": "a", "contexts": ["x"]}, {"contexts": ["x"]}])
     with pytest.raises(TypeError, match="item 0 \\(query 'q7'\\): the text of context 1 must be a string"):
         judge.judge_many("faithfulness", [{"query_id": "q7", "answer": "a", "contexts": [{"text": 3}]}])

@@ -40,14 +40,17 @@ def judge(server, **kwargs):
 def test_judged_and_lexical_metrics_in_one_report_with_groups(judge_server):
     report = evaluate_answers(RECORDS, ["token_f1", "faithfulness", "answer_correctness"], judge=judge(judge_server))
     assert report.keys == ["token_f1", "faithfulness", "answer_correctness"]
-    assert report.unmeasured == {"faithfulness": {"q3": "no_claims"}, "answer_correctness": {"q3": "no_claims"}}
-    assert report.measured == {"token_f1": 4, "faithfulness": 3, "answer_correctness": 3}
+    # q3 abstains ("I don't know."): faithfulness unmeasured, correctness 0 against its reference, counted
+    assert report.unmeasured == {"faithfulness": {"q3": "no_claims"}}
+    assert report.measured == {"token_f1": 4, "faithfulness": 3, "answer_correctness": 4}
     assert report.mean["faithfulness"] == pytest.approx((1 + 0.5 + 1) / 3)
-    assert report.mean["answer_correctness"] == pytest.approx((1 + 2 / 3 + 1) / 3)
-    assert report.per_query["q3"] == {"token_f1": 0.0} and not any(math.isnan(v) for v in report.mean.values())
+    assert report.mean["answer_correctness"] == pytest.approx((1 + 2 / 3 + 0 + 1) / 4)
+    assert report.info["abstained"] == {"count": 1, "rate": 0.25, "query_ids": ["q3"]}
+    assert report.per_query["q3"] == {"token_f1": 0.0, "answer_correctness": 0.0}
+    assert not any(math.isnan(v) for v in report.mean.values())
     groups = report.by("query_type")
     assert groups.mean("faithfulness") == {"literal": 1.0, "scenario": 0.5, "all": pytest.approx(2.5 / 3)}
-    assert groups["scenario"].measured == {"token_f1": 2, "faithfulness": 1, "answer_correctness": 1}
+    assert groups["scenario"].measured == {"token_f1": 2, "faithfulness": 1, "answer_correctness": 2}
     assert report.info["judge"]["judge_model"] == "judge-model" and report.info["judge"]["prompt_version"]
     claims = report.info["judgments"]["faithfulness"]["q2"]["claims"]
     assert [c["verdict"] for c in claims] == ["supported", "not_found"] and claims[0]["quote"] == "The Louvre is in Paris"
@@ -93,7 +96,7 @@ def test_a_judged_metric_without_a_judge_or_with_bad_records_is_refused(judge_se
         evaluate_answers(RECORDS, ["faithfulness"])
     with pytest.raises(ValueError, match="judged metrics are"):
         judge_answers(RECORDS, ["helpfulness"], judge(judge_server))
-    with pytest.raises(TypeError, match="item 0 \\(query '1'\\): 'answer' must be a string"):
+    with pytest.raises(ValueError, match="no answer could be scored.*query '1': answer must be a string"):
         judge_answers([{"answer": 5, "contexts": ["x"]}], ["faithfulness"], judge(judge_server))
     assert judge_server.chat_requests == []
 

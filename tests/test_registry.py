@@ -263,9 +263,9 @@ def test_f1_is_retrieval_f1_everywhere_and_where_answers_are_scored_an_error_lis
     ("name", "choices"),
     [
         ("precision", r"^'precision' is retrieval Precision \(Precision\(\): .*; for answers use one of: "
-                      r"token_precision, rouge_l_precision, rouge_l_stem_precision, exact_match, token_f1, "),
+                      r"token_precision, rouge_l_precision, rouge_l_stem_precision, answer_correctness_precision, exact_match, "),
         ("recall@5", r"^'recall@5' is retrieval Recall \(Recall\(k=5\): .*; for answers use one of: "
-                     r"token_recall, rouge_l_recall, rouge_l_stem_recall, exact_match, "),
+                     r"token_recall, rouge_l_recall, rouge_l_stem_recall, answer_correctness_recall, exact_match, "),
         ("F1@10", r"^'F1@10' is retrieval F1 \(F1\(k=10\): .*; for answers use one of: token_f1, exact_match, "),
         ("P_5", r"^'P_5' is retrieval Precision \(Precision\(k=5\): .*; for answers use one of: exact_match, "),
         ("ndcg@10", r"^'ndcg@10' is retrieval NDCG \(NDCG\(k=10\): of retrieved ids, scored by "
@@ -291,7 +291,7 @@ def test_an_answer_column_is_the_canonical_name_of_its_metric_and_parses_back_to
     metric = parse_answer_metric(name)
     assert metric.key in {type(metric).name, *type(metric).variants}  # canonical, never a short alias
     assert parse_answer_metric(metric.key) == metric
-    if not metric.needs_embedder:
+    if not metric.needs_embedder and not metric.needs_judge:
         assert evaluate_answers(ANSWERS, [name], progress=False).keys == [metric.key]
     with pytest.raises(ValueError, match="evaluate_answers"):  # the column names no retrieval metric
         parse_metric(metric.key)

@@ -81,9 +81,9 @@ def answer_table() -> str:
             f"`{name}` ({', '.join(f'{k}={v!r}' for k, v in options.items())})" for name, options in cls.variants.items()
         ) or "—"
 
-    return _table(["name", "aliases", "variants", "options", "needs an embedder"], (
+    return _table(["name", "aliases", "variants", "options", "needs an embedder", "needs a judge"], (
         [f"`{cls.name}`", _codes(cls.aliases), variants(cls), _codes(cls.model_fields),
-         "yes" if cls.needs_embedder else "no"]
+         "yes" if cls.needs_embedder else "no", "yes" if cls.needs_judge else "no"]
         for cls in ANSWER_METRICS.values()
     ))
 

@@ -8,10 +8,12 @@ Unicode punctuation, case folding and CJK characters make them right for other l
 
 from __future__ import annotations
 
+from .abstention import content_tokens, is_abstention
 from .bound import BoundAnswerMetric
 from .cache import CachedEmbedder
 from .embedders import CallableEmbedder, E5Embedder, Embedder
 from .evaluation import evaluate_answers
+from .judged import AnswerCorrectness, ContextRelevance, Faithfulness, JudgedMetric
 from .lexical import Overlap, exact_match, lcs_length, rouge_l, token_f1
 from .metrics import (
     ANSWER_METRICS,
@@ -26,6 +28,7 @@ from .metrics import (
 )
 from .normalize import CJK_RANGES, ROUGE, SQUAD, Normalization
 from .openai_embedder import OpenAIEmbedder
+from .record import FIELD_NAMES, AnswerRecord, read_records
 from .semantic import semantic_similarity
 
 __all__ = [
@@ -55,4 +58,13 @@ __all__ = [
     "parse_answer_metrics",
     "answer_metric_names",
     "BoundAnswerMetric",
+    "JudgedMetric",
+    "Faithfulness",
+    "AnswerCorrectness",
+    "ContextRelevance",
+    "AnswerRecord",
+    "FIELD_NAMES",
+    "read_records",
+    "is_abstention",
+    "content_tokens",
 ]

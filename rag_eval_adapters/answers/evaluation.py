@@ -9,71 +9,26 @@ import numpy as np
 
 from ..progress import progress_bar
 from ..report import Report
+from .abstention import is_abstention
 from .cache import cached
 from .embedders import Embedder
-from .lexical import check_prediction, check_references
+from .judged import JudgedMetric, judge_records
 from .metrics import AnswerMetric, SemanticSimilarity, parse_answer_metrics
+from .record import RECORD_FIELDS, AnswerRecord, read_records
 from .semantic import similarity_batch
 
 __all__ = ["evaluate_answers", "AnswerRecord"]
 
-RESERVED = ("query_id", "prediction", "reference", "references")
+RESERVED = RECORD_FIELDS  # the fields read from a record (the others are its attributes)
 
 
-class AnswerRecord:
-    """One validated record: ``query_id``, ``prediction``, ``references`` and the other fields as ``attributes``."""
-
-    __slots__ = ("query_id", "prediction", "references", "attributes")
-
-    def __init__(self, query_id: Hashable, prediction: str, references: list[str], attributes: dict[str, Any]):
-        self.query_id = query_id
-        self.prediction = prediction
-        self.references = references
-        self.attributes = attributes
-
-    def __repr__(self) -> str:
-        return (f"AnswerRecord(query_id={self.query_id!r}, prediction={self.prediction!r:.40}, "
-                f"references={self.references!r:.60}, attributes={self.attributes!r})")
-
-
-def _record(item: Any, index: int) -> tuple[Hashable, AnswerRecord | str]:
-    """The query id and the record, or the query id and an error message (``ValueError`` without an id)."""
-    if not isinstance(item, Mapping):
-        raise TypeError(f"record {index} must be a mapping with query_id, prediction and reference(s), "
-                        f"got {type(item).__name__}")
-    if "query_id" not in item or item["query_id"] is None:
-        raise ValueError(f"record {index} has no query_id; every record needs one")
-    qid = item["query_id"]
-    if not isinstance(qid, Hashable):
-        raise TypeError(f"record {index}: query_id must be a string or a number, got {type(qid).__name__}")
-    try:
-        unequal = bool(qid != qid)
-    except (TypeError, ValueError):  # pandas' NA has no truth value
-        unequal = True
-    if unequal:  # NaN equals nothing, itself included: two NaN ids would both pass the uniqueness check
-        raise ValueError(f"record {index}: query_id is {qid!r}, which does not equal itself; give each query an "
-                         "id that does (a string or a finite number)")
-    try:
-        if "prediction" not in item:
-            raise ValueError("no 'prediction' field")
-        prediction = check_prediction(item["prediction"], "prediction")
-        if "references" in item and "reference" in item:
-            raise ValueError("give either 'reference' or 'references', not both")
-        field = "references" if "references" in item else "reference"
-        if field not in item:
-            raise ValueError("no 'reference' or 'references' field")
-        references = check_references(item[field], field)
-    except (TypeError, ValueError) as exc:
-        return qid, f"query {qid!r}: {exc}"
-    attributes = {k: v for k, v in item.items() if k not in RESERVED}
-    return qid, AnswerRecord(qid, prediction, references, attributes)
-
-
-def _semantic(records: list[AnswerRecord], metric: SemanticSimilarity, embedder: Embedder,
+def _semantic(records: list[AnswerRecord], metric: AnswerMetric, embedder: Embedder | None,
               errors: dict[Hashable, str]) -> dict[Hashable, float]:
     """Similarity of every record, in one embedding call; record by record when that call fails."""
     try:
-        values = similarity_batch([r.prediction for r in records], [r.references for r in records],
+        if embedder is None or not isinstance(metric, SemanticSimilarity):
+            raise ValueError(f"{metric.key} needs an embedder")
+        values = similarity_batch([r.prediction or "" for r in records], [r.references for r in records],
                                   embedder, side=metric.side)
         return {r.query_id: float(v) for r, v in zip(records, values, strict=False)}
     except Exception:  # noqa: BLE001 - isolate the failing records, keep the others
@@ -81,7 +36,7 @@ def _semantic(records: list[AnswerRecord], metric: SemanticSimilarity, embedder:
     out = {}
     for r in records:
         try:
-            out[r.query_id] = metric.score(r.prediction, r.references, embedder)
+            out[r.query_id] = metric.score(r.prediction or "", r.references, embedder)
         except Exception as exc:  # noqa: BLE001 - recorded per query
             errors[r.query_id] = f"query {r.query_id!r}: {metric.key}: {type(exc).__name__}: {exc}"
     return out
@@ -96,6 +51,7 @@ def evaluate_answers(
     progress: bool = True,
     judge: Any = None,
     answer_model: str | None = None,
+    keep_judgments: bool = True,
 ) -> Report:
     """Score every answer against its reference(s) with each metric.
 
@@ -103,7 +59,10 @@ def evaluate_answers(
     ----------
     records : iterable of mappings
         Each with ``query_id``, ``prediction`` and ``reference`` (a string) or ``references`` (one string or a
-        list: the best match counts). Other fields (e.g. ``query_type``) are kept as the query's attributes.
+        list: the best match counts); judged metrics also read ``question``, ``contexts`` and ``answerable``. The
+        fields and the other names each is read under (``answer``, ``ground_truth``, ``retrieved_contexts``...)
+        are those of :mod:`rag_eval_adapters.answers.record`, the one reader of every answer path. Other fields
+        (e.g. ``query_type``) are kept as the query's attributes.
     metrics : names or :class:`~rag_eval_adapters.answers.metrics.AnswerMetric` objects
         Names of the answer family of the registry (:data:`~rag_eval_adapters.answers.ANSWER_METRICS`, listed
         in ``docs/answers.md``): ``exact_match``/``em``, ``token_f1``, ``token_precision``, ``rouge_l_stem_recall``,
@@ -123,9 +82,15 @@ def evaluate_answers(
         ``_recall``, ``context_relevance``; see :mod:`rag_eval_adapters.judges`), which read each record's
         ``contexts`` and ``question`` too. They mix with the lexical metrics in one report; an item the judge
         cannot score is an unmeasured cell (``report.unmeasured``, with its reason), and its mean is over the
-        measured items (``report.measured``). With judged metrics only, records need no reference.
+        measured items (``report.measured``). With judged metrics only, records need no reference. Answers
+        that abstain ("I don't know", in any language: :func:`~rag_eval_adapters.answers.is_abstention`, or no
+        claim found by the judge) are counted in ``report.info["abstained"]`` (``count``, ``rate``,
+        ``query_ids``), shown beside the judged means; they score 0 on ``answer_correctness`` against a
+        reference (1 on a record with ``answerable: false``, where any other answer scores 0).
     answer_model : str, optional
         The model that wrote the answers; the report warns when the judge is that model.
+    keep_judgments : bool
+        Keep each item's judge result (claims, verdicts, quotes, reasons) in ``report.info["judgments"]``.
 
     Returns
     -------
@@ -136,96 +101,107 @@ def evaluate_answers(
     Raises
     ------
     ValueError
-        A record without ``query_id``, a repeated ``query_id``, a ``query_id`` that does not equal itself
-        (NaN), ``semantic_similarity`` without an embedder,
+        A record without ``query_id``, a repeated ``query_id`` (or two equal as text: ``1`` and ``"1"``), a
+        ``query_id`` that does not equal itself (NaN), ``semantic_similarity`` without an embedder, a judged
+        metric without a judge,
         no records, or no record that could be scored.
     """
-    judged, metrics = _split_judged(metrics)
-    if judged:
-        return _with_judged(records, judged, metrics, judge, answer_model,
-                            lambda rows: evaluate_answers(rows, metrics, embedder, cache=cache, progress=progress))
     measures = parse_answer_metrics(metrics)
+    return _evaluate(records, measures, embedder, judge, cache=cache, progress=progress, answer_model=answer_model,
+                     keep_judgments=keep_judgments)
+
+
+def _evaluate(records: Iterable[Mapping[str, Any]], measures: list[AnswerMetric], embedder: Embedder | None,
+              judge: Any, *, cache: Any, progress: bool, answer_model: str | None, keep_judgments: bool) -> Report:
+    """The one loop of :func:`evaluate_answers`: every metric, lexical, semantic or judged, into one report."""
     if any(m.needs_embedder for m in measures):
         if embedder is None:
             raise ValueError("semantic_similarity needs an embedder: pass embedder=E5Embedder() or another Embedder")
         embedder = cached(embedder, cache)
-    if isinstance(records, Mapping) or isinstance(records, (str, bytes)):
-        raise TypeError("records must be an iterable of mappings (one per answer), not a single mapping or string")
-    valid: list[AnswerRecord] = []
-    errors: dict[Hashable, str] = {}
-    attributes: dict[Hashable, dict[str, Any]] = {}
-    seen: set = set()
-    for index, item in enumerate(records):
-        qid, rec = _record(item, index)
-        if qid in seen:
-            raise ValueError(f"record {index}: query_id {qid!r} appears twice; query ids must be unique")
-        seen.add(qid)
-        attributes[qid] = {k: v for k, v in item.items() if k not in RESERVED}
-        if isinstance(rec, str):
-            errors[qid] = rec
-        else:
-            valid.append(rec)
-    if not seen:
-        raise ValueError("no records: give at least one {query_id, prediction, reference} record")
+    judged = [m for m in measures if m.needs_judge]
+    if judged and judge is None:
+        raise ValueError(f"{', '.join(m.key for m in judged)} need a judge: pass judge=LLMJudge(OpenAICompatibleLLM("
+                         "...)) or another LLMJudge")
+    valid, errors, attributes = _read(records, measures)
     columns = _score(valid, measures, embedder, errors, progress)
     scored = [r for r in valid if r.query_id not in errors]
     if not scored:
         first = next(iter(errors.values()))
         raise ValueError(f"no answer could be scored; {len(errors)} errors, the first: {first}")
-    values = np.array([[columns[j][r.query_id] for j in range(len(measures))] for r in scored], dtype=np.float64)
-    counts = {"queries": len(seen), "scored": len(scored), "errors": len(errors)}
+    unmeasured: dict[str, dict[Hashable, str]] = {}
+    info: dict[str, Any] = {}
+    if judged:
+        info = _judged(scored, measures, judge, columns, unmeasured, answer_model, keep_judgments)
+    values = np.array([[columns[j].get(r.query_id, 0.0) for j in range(len(measures))] for r in scored],
+                      dtype=np.float64)
+    counts = {"queries": len(attributes), "scored": len(scored), "errors": len(errors)}
     errors = {q: errors[q] for q in attributes if q in errors}  # in record order
     return Report(measures, [r.query_id for r in scored], values.reshape(len(scored), len(measures)),
-                  errors, counts, relevance_level=None, attributes={q: a for q, a in attributes.items() if a})
+                  errors, counts, relevance_level=None, attributes={q: a for q, a in attributes.items() if a},
+                  unmeasured={k: v for k, v in unmeasured.items() if v}, info=info)
+
+
+def _read(records: Iterable[Mapping[str, Any]], measures: Sequence[AnswerMetric]
+          ) -> tuple[list[AnswerRecord], dict[Hashable, str], dict[Hashable, dict[str, Any]]]:
+    """The valid records, the errors of the others, and every record's attributes (in record order)."""
+    plain = any(not m.needs_judge for m in measures)  # lexical or semantic: prediction and references needed
+    valid: list[AnswerRecord] = []
+    errors: dict[Hashable, str] = {}
+    attributes: dict[Hashable, dict[str, Any]] = {}
+    for qid, attrs, rec in read_records(records):
+        attributes[qid] = attrs
+        if isinstance(rec, str):
+            errors[qid] = rec
+        elif plain and rec.prediction is None:
+            errors[qid] = f"query {qid!r}: no 'prediction' field"
+        elif plain and not rec.references:
+            errors[qid] = f"query {qid!r}: no 'reference' or 'references' field"
+        else:
+            valid.append(rec)
+    if not attributes:
+        raise ValueError("no records: give at least one {query_id, prediction, reference} record")
+    return valid, errors, attributes
+
+
+def _judged(records: list[AnswerRecord], measures: Sequence[AnswerMetric], judge: Any,
+            columns: list[dict[Hashable, float]], unmeasured: dict[str, dict[Hashable, str]],
+            answer_model: str | None, keep_judgments: bool) -> dict[str, Any]:
+    """Score the judged metrics into ``columns`` and ``unmeasured``; the report's ``info``: the judge, usage,
+    abstentions and (``keep_judgments``) every judgment."""
+    results: dict[str, dict[Hashable, Any]] = {}
+    for j, m in enumerate(measures):
+        if not isinstance(m, JudgedMetric):
+            continue
+        if m.judgment not in results:
+            results[m.judgment] = judge_records(judge, m.judgment, records)
+        for qid, result in results[m.judgment].items():
+            if result.score is None:
+                unmeasured.setdefault(m.key, {})[qid] = result.unmeasured or "invalid_output"
+            else:
+                columns[j][qid] = m.value(result)
+    abstained = [r.query_id for r in records if is_abstention(r.prediction)
+                 or any(getattr(by_id[r.query_id], "abstained", False) for by_id in results.values())]
+    info: dict[str, Any] = {"judge": judge.describe(answer_model), "usage": judge.usage.to_dict(),
+                            "abstained": {"count": len(abstained), "rate": len(abstained) / len(records),
+                                          "query_ids": abstained}}
+    if keep_judgments:
+        info["judgments"] = {kind: {str(q): r.to_dict() for q, r in by_id.items()} for kind, by_id in results.items()}
+    return info
 
 
 def _score(valid: list[AnswerRecord], measures: Sequence[AnswerMetric], embedder: Embedder | None,
            errors: dict[Hashable, str], progress: bool) -> list[dict[Hashable, float]]:
+    """The lexical and semantic metrics of every record (judged ones are left to :func:`_judged`)."""
     columns: list[dict[Hashable, float]] = [{} for _ in measures]
-    lexical = [(j, m) for j, m in enumerate(measures) if not m.needs_embedder]
+    lexical = [(j, m) for j, m in enumerate(measures) if not m.needs_embedder and not m.needs_judge]
     for r in progress_bar(valid, total=len(valid), desc="scoring answers", unit="answer",
                           show=progress and bool(lexical) and len(valid) >= 1000):
         for j, m in lexical:
             try:
-                columns[j][r.query_id] = m.score(r.prediction, r.references)
+                columns[j][r.query_id] = m.score(r.prediction or "", r.references)
             except Exception as exc:  # noqa: BLE001 - recorded per query
                 errors[r.query_id] = f"query {r.query_id!r}: {m.key}: {type(exc).__name__}: {exc}"
     for j, m in enumerate(measures):
         if m.needs_embedder:
             columns[j] = _semantic(valid, m, embedder, errors)
     return columns
-
-
-def _split_judged(metrics: Any) -> tuple[list[str], Any]:
-    """``(judged metric names, the other metrics)``; the others as given when there is no judged one."""
-    from ..judges import is_judged_metric
-
-    items = [metrics] if isinstance(metrics, (str, AnswerMetric)) else list(metrics)
-    judged = [m for m in items if is_judged_metric(m)]
-    return (judged, [m for m in items if not is_judged_metric(m)]) if judged else ([], items)
-
-
-def _with_judged(records: Iterable[Mapping[str, Any]], judged: list[str], rest: list[Any], judge: Any,
-                 answer_model: str | None, lexical: Any) -> Report:
-    """The judged metrics (and the ``rest``, scored by ``lexical``) of ``records`` in one report."""
-    from ..judges import RECORD_FIELDS, judge_answers
-
-    if judge is None:
-        raise ValueError(f"{', '.join(judged)} need a judge: pass judge=LLMJudge(OpenAICompatibleLLM(...)) or another "
-                         "LLMJudge")
-    if isinstance(records, Mapping) or isinstance(records, (str, bytes)):
-        raise TypeError("records must be an iterable of mappings (one per answer), not a single mapping or string")
-    rows = list(records)
-    judged_report = judge_answers(rows, judged, judge, answer_model=answer_model)
-    if not rest:
-        return judged_report
-    plain = lexical(rows)
-    row_of = {q: i for i, q in enumerate(judged_report.query_ids)}
-    picked = judged_report.values[[row_of[q] for q in plain.query_ids]]
-    values = np.hstack([plain.values, np.nan_to_num(picked, nan=0.0)]) if plain.query_ids else np.empty((0, 0))
-    unmeasured = {k: {q: r for q, r in cells.items() if q in plain.per_query}
-                  for k, cells in judged_report.unmeasured.items()}
-    attributes = {q: {k: v for k, v in a.items() if k not in RECORD_FIELDS} for q, a in plain.attributes.items()}
-    return Report(plain.metrics + judged, plain.query_ids, values, plain.errors, plain.counts,
-                  relevance_level=None, attributes={q: a for q, a in attributes.items() if a},
-                  unmeasured=unmeasured, info=judged_report.info)

@@ -123,12 +123,12 @@ def token_f1(prediction: str, references: References, *, normalization: Normaliz
         ``(precision, recall, f1)`` of the reference with the highest F1 (the first one among ties).
     """
     pred, n_pred = normalization.token_counts(check_prediction(prediction))
-    best = None
+    best: Overlap | None = None
     for ref in check_references(references):
         score = _token_overlap(pred, n_pred, *normalization.token_counts(ref))
         if best is None or score.f1 > best.f1:
             best = score
-    return best
+    return _best(best)
 
 
 def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
@@ -215,9 +215,16 @@ def rouge_l(
     if stem:
         pred = stem_tokens(pred)
         refs = [stem_tokens(r) for r in refs]
-    best = None
+    best: Overlap | None = None
     for ref in refs:
         score = _lcs_overlap(pred, ref)
         if best is None or score.f1 > best.f1:
             best = score
+    return _best(best)
+
+
+def _best(best: Overlap | None) -> Overlap:
+    """The best overlap (there is one: :func:`check_references` refuses an empty list)."""
+    if best is None:
+        raise ValueError("no reference to compare with")
     return best

@@ -59,6 +59,12 @@ class AnswerMetric(Registered):
     family: ClassVar[str] = FAMILY
     needs_embedder: ClassVar[bool] = False
     """Whether :meth:`score` needs an embedder (``evaluate_answers`` then requires one)."""
+    needs_judge: ClassVar[bool] = False
+    """Whether the metric is scored by an LLM judge (``evaluate_answers`` then requires ``judge=``); see
+    :mod:`rag_eval_adapters.answers.judged`."""
+    reads: ClassVar[tuple[str, ...]] = ("prediction", "references")
+    """The record fields the metric reads (:data:`rag_eval_adapters.answers.record.FIELD_NAMES`); a record
+    without them is an error of that query (lexical and semantic metrics) or an unmeasured cell (judged ones)."""
 
     def __init__(self, *args: Any, **options: Any) -> None:
         fields = list(type(self).model_fields)  # options may also be given in order, as before (TokenF1("recall"))
@@ -228,7 +234,9 @@ def parse_answer_metric(metric: str | AnswerMetric) -> AnswerMetric:
     found = names_of(FAMILY).get(name)
     if found is not None:
         cls, options = found
-        return cls(**options)
+        made = cls(**options)
+        assert isinstance(made, AnswerMetric)  # the answer family holds answer metrics only
+        return made
     retrieval = _retrieval_name(metric.strip())
     if retrieval:
         raise ValueError(f"{retrieval}; for answers use one of: {', '.join(_choices(name))}")

@@ -27,7 +27,7 @@ import string
 import sys
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Literal
 
@@ -111,6 +111,8 @@ class Normalization:
     punctuation: Literal["remove", "split", "keep"] = "remove"
     articles: tuple[str, ...] = ("a", "an", "the")
     cjk_characters: bool = True
+    _article_re: re.Pattern[str] | None = field(init=False, repr=False, compare=False, default=None)
+    _article_set: frozenset[str] = field(init=False, repr=False, compare=False, default=frozenset())
 
     def __post_init__(self) -> None:
         if self.unicode_form not in (None, "NFKC", "NFC", "NFKD", "NFD"):

@@ -15,7 +15,7 @@ from ._budget import add_budget_options
 from ._errors import CLIError, one_line
 from ._intervals import add_interval_options, intervals_from_args
 from ._io import check_count, check_inputs, check_outputs, fail_on_errors, output_format
-from ._models import add_embedder_options, embedder_from_args
+from ._models import add_embedder_options, add_judge_options, embedder_from_args, judge_llm
 from ._output import FORMATS, check_plot_path, emit, emit_page, plot, print_rich, with_groups
 from ._progress import is_tty, progress_enabled
 
@@ -31,9 +31,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="JSONL, one line per query: {query_id, reference | references, ...other fields}")
     p.add_argument("-m", "--metric", action="append", metavar="METRIC",
                    help="exact_match (em), token_f1, token_precision, token_recall, rouge_l (_precision, _recall), "
-                        "rouge_l_stem, semantic_similarity (repeatable or comma-separated; default exact_match, "
-                        "token_f1, rouge_l); f1, precision and recall are retrieval metrics, not answer metrics")
+                        "rouge_l_stem, semantic_similarity, and judged: faithfulness, answer_correctness "
+                        "(_precision, _recall), context_relevance, with --judge-model (repeatable or "
+                        "comma-separated; default exact_match, token_f1, rouge_l); f1, precision and recall are "
+                        "retrieval metrics, not answer metrics")
     add_embedder_options(p, what="semantic_similarity")
+    add_judge_options(p, model_help="the judge of the judged metrics (faithfulness...), e.g. gpt-4o-mini; its "
+                                    "replies are cached in PREDICTIONS.judge-cache.sqlite")
     p.add_argument("--cache", metavar="FILE", help="SQLite file caching embeddings across runs")
     p.add_argument("--group-by", metavar="FIELD", help="also show means, counts and 95%% CIs per value of FIELD")
     p.add_argument("--per-query", action="store_true", help="also list every answer, worst first")
@@ -60,6 +64,20 @@ def _metrics(names: list[str] | None) -> list[Any]:
         raise CLIError(one_line(str(exc))) from None
 
 
+def _judge(metrics: list[Any], args: argparse.Namespace, stderr: TextIO) -> Any:
+    """The LLM judge of the judged metrics (None when none is asked for); its replies cached beside the input."""
+    judged = [m.key for m in metrics if m.needs_judge]
+    if not judged:
+        return None
+    if not args.judge_model:
+        raise CLIError(f"{', '.join(judged)} need a judge: give --judge-model (and --judge-base-url for a local "
+                       "server)")
+    from ..judges import LLMJudge
+
+    llm = judge_llm(args.judge_model, args.judge_base_url, getattr(args, "judge_api_key_env", None))
+    return LLMJudge(llm, cache=f"{args.predictions}.judge-cache.sqlite", progress=progress_enabled(stderr))
+
+
 def _load(args: argparse.Namespace) -> tuple[list[dict], int]:
     from ..answers.records import join_answer_records
 
@@ -84,8 +102,10 @@ def cmd_answers(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
     metrics = _metrics(args.metric)
     records, unmatched = _load(args)
     embedder = embedder_from_args(args.embedder, args.base_url) if any(m.needs_embedder for m in metrics) else None
+    judge = _judge(metrics, args, stderr)
     try:
-        report = evaluate_answers(records, metrics, embedder, cache=args.cache, progress=progress_enabled(stderr))
+        report = evaluate_answers(records, metrics, embedder, cache=args.cache, progress=progress_enabled(stderr),
+                                  judge=judge)
     except (TypeError, ValueError) as exc:
         raise CLIError(one_line(str(exc))) from None
     if unmatched:

@@ -56,11 +56,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _records(path: str) -> list[dict[str, Any]]:
-    """The answers of a JSONL file (``query_id`` defaults to the line number); errors name ``file:line``."""
+    """The answers of a JSONL file (``query_id`` defaults to the line number); errors name ``file:line``, and two
+    lines whose ids are equal as text (``1`` and ``"1"``, or an id and another line's number) are refused."""
+    from ..answers import read_records
     from ..jsonl import read_jsonl_objects
 
     try:
-        records = [{"query_id": str(number), **obj} for number, obj in read_jsonl_objects(path)]
+        lines = list(read_jsonl_objects(path))
+        records = [{"query_id": str(number), **obj} for number, obj in lines]
+        read_records(records, labels=[f"{path}:{number}" for number, _ in lines])  # ids colliding as text refused
     except (ValueError, UnicodeDecodeError) as exc:
         raise CLIError(one_line(str(exc))) from None
     except OSError as exc:
@@ -125,18 +129,19 @@ def cmd_judge(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
 def _estimates(judge: Any, metrics: list[str], records: list[dict]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The dry-run estimate of judging ``records`` for ``metrics``: ``(by judge metric, total)``."""
+    from ..answers import read_records
     from ..judges import JUDGED_ANSWER_METRICS
-    from ..judges.items import as_chunks
 
     kinds = list(dict.fromkeys(JUDGED_ANSWER_METRICS[m][0] if m in JUDGED_ANSWER_METRICS else m for m in metrics))
+    read = [r for _, _, r in read_records(records) if not isinstance(r, str)]  # the one reader of answer records
     estimates = {}
     for kind in kinds:
-        if kind == "relevance":  # every context, in any form judge_answers reads ({chunk_id: text} too)
-            items = [{"query": r.get("question", r.get("query")) or "", "passage": text}
-                     for i, r in enumerate(records) for _, text in as_chunks(r.get("contexts"), f"record {i + 1}")]
+        items: list[dict[str, Any]]
+        if kind == "relevance":
+            items = [{"query": r.question or "", "passage": text} for r in read for _, text in r.contexts]
         else:
-            items = [{"question": r.get("question"), "answer": r.get("answer", r.get("prediction")),
-                      "contexts": r.get("contexts"), "reference": r.get("reference")} for r in records]
+            items = [{"question": r.question, "answer": r.prediction or "", "contexts": dict(r.contexts),
+                      "reference": r.references[0] if r.references else ""} for r in read]
         estimates[kind] = judge.dry_run(kind, items)
     total = {k: sum(e[k] for e in estimates.values()) for k in ("calls", "cached_calls", "estimated_input_tokens",
                                                                   "estimated_output_tokens")}

@@ -9,85 +9,27 @@ re-run, or a run resumed after a failure, pays for nothing twice.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
-from ..modelcalls import CallLimiter
-from ..validation import check_count, check_positive
+from .rate import RateGate, SharedRateLimiter  # where they live now; kept importable from here
 
 __all__ = ["judge_answers_ray", "JudgeBatch", "RateGate", "SharedRateLimiter"]
 
 
-class RateGate:
-    """Start times for calls at most ``per_second`` apart on average (a Ray actor shared by the judges)."""
-
-    def __init__(self, per_second: float) -> None:
-        self.interval = 1.0 / per_second
-        self.next_start = 0.0
-
-    def reserve(self) -> float:
-        """Seconds the caller waits before starting its call."""
-        now = time.time()
-        start = max(now, self.next_start)
-        self.next_start = start + self.interval
-        return start - now
-
-
-class SharedRateLimiter(CallLimiter):
-    """A :class:`~rag_eval_adapters.modelcalls.CallLimiter` whose starts are also paced by a shared
-    :class:`RateGate` actor (``gate``), so many processes keep to one rate."""
-
-    def __init__(self, gate: Any, max_concurrency: int) -> None:
-        super().__init__(max_concurrency)
-        self.gate = gate
-
-    def __enter__(self) -> SharedRateLimiter:
-        super().__enter__()
-        import ray
-
-        wait = ray.get(self.gate.reserve.remote())
-        if wait > 0:
-            time.sleep(wait)
-        return self
-
-
 class JudgeBatch:
-    """Judges a batch of records (a pandas DataFrame); one per Ray actor, judge built once.
+    """Judges a batch of records (a pandas DataFrame): the answers' one Ray scorer,
+    :class:`~rag_eval_adapters.distributed.AnswerScorer`, with judged metrics and a judge factory only.
 
-    Calling it returns one row per record: ``query_id``, and for each metric its value (``<metric>``, 0.0 when
+    Calling it returns one row per record: ``query_id``, and for each metric its value (``<metric>``, NaN when
     unmeasured) and ``<metric>:unmeasured`` (the reason, or None); ``calls``, ``cache_hits``, ``input_tokens``,
     ``output_tokens`` (this batch's usage, on its first row).
     """
 
-    def __init__(self, metrics: list[str], judge_factory: Callable[[], Any], gate: Any = None) -> None:
-        from ..judges import LLMJudge
+    def __new__(cls, metrics: list[str], judge_factory: Callable[[], Any], gate: Any = None) -> Any:  # noqa: D102
+        from .answers import AnswerScorer
 
-        self.metrics = metrics
-        self.judge = judge_factory()
-        if not isinstance(self.judge, LLMJudge):
-            raise TypeError(f"judge_factory must build an LLMJudge, got {type(self.judge).__name__}")
-        if gate is not None:
-            self.judge.share_limiter(SharedRateLimiter(gate, self.judge.max_concurrency))
-
-    def __call__(self, batch):
-        import pandas as pd
-
-        from ..judges import judge_answers
-
-        before = self.judge.usage
-        records = [{k: (v.tolist() if hasattr(v, "tolist") and not isinstance(v, str) else v) for k, v in r.items()}
-                   for r in batch.to_dict("records")]
-        report = judge_answers(records, self.metrics, self.judge, keep_judgments=False)
-        after = self.judge.usage
-        out = pd.DataFrame({"query_id": report.query_ids})
-        for key in self.metrics:
-            reasons = report.unmeasured.get(key, {})
-            out[key] = [report.per_query[q].get(key, 0.0) for q in report.query_ids]
-            out[f"{key}:unmeasured"] = [reasons.get(q) for q in report.query_ids]
-        for name in ("calls", "cache_hits", "retries", "input_tokens", "output_tokens"):
-            out[name] = [getattr(after, name) - getattr(before, name)] + [0] * (len(out) - 1)
-        return out
+        return AnswerScorer(metrics, None, None, judge_factory, gate)
 
 
 def judge_answers_ray(
@@ -122,47 +64,48 @@ def judge_answers_ray(
     num_cpus : float
         Resources of each actor.
 
+    Raises
+    ------
+    ValueError
+        A repeated query id (or two equal as text), before any call is paid; no record that could be judged.
+
     Returns
     -------
     Report
         As :func:`~rag_eval_adapters.judges.judge_answers`'s (unmeasured cells with reasons, ``info["judge"]``
         and the summed ``info["usage"]``), without the per-item judgments.
     """
-    import ray
-    import ray.data
-
-    from ..judges import JUDGED_ANSWER_METRICS, LLMJudge
+    from ..answers import parse_answer_metrics
+    from ..judges import JUDGED_ANSWER_METRICS, LLMJudge, is_judged_metric
     from ..report import Report
-    from .answers import _dataset
+    from .answers import run_answers
 
     names = [metrics] if isinstance(metrics, str) else list(dict.fromkeys(metrics))
-    unknown = [m for m in names if m not in JUDGED_ANSWER_METRICS]
+    unknown = [m for m in names if not is_judged_metric(m)]
     if unknown or not names:
         raise ValueError(f"judged metrics are {', '.join(JUDGED_ANSWER_METRICS)}; got {unknown or names}")
     if not callable(judge_factory):
         raise TypeError("judge_factory must be a function that builds an LLMJudge, e.g. "
                         "functools.partial(make_judge, model, base_url)")
-    if max_per_second is not None:
-        max_per_second = check_positive(max_per_second, "max_per_second", unit="calls a second")
-    concurrency, batch_size = check_count(concurrency, "concurrency"), check_count(batch_size, "batch_size")
-    if not ray.is_initialized():
-        ray.init()
-    gate = ray.remote(RateGate).remote(float(max_per_second)) if max_per_second else None
-    dataset = _dataset(records, max(concurrency, 1), batch_size)
-    rows = dataset.map_batches(
-        JudgeBatch, fn_constructor_args=(names, judge_factory, gate), batch_size=batch_size, batch_format="pandas",
-        compute=ray.data.ActorPoolStrategy(size=concurrency), num_cpus=num_cpus,
-    ).to_pandas()
+    measures = parse_answer_metrics(names)
+    rows = run_answers(records, measures, None, judge_factory, max_per_second=max_per_second,
+                       concurrency=concurrency, batch_size=batch_size, num_cpus=num_cpus, materialize=False)
     if not len(rows):
         raise ValueError("no records: give at least one {answer, contexts} record")
+    errors = {q: e for q, e in zip(rows["query_id"], rows["error"], strict=True) if isinstance(e, str)}
+    counts = {"queries": len(rows), "scored": int(rows["scored"].sum()), "errors": len(errors)}
+    rows = rows[rows["scored"].to_numpy(dtype=bool)]
+    if not len(rows):
+        raise ValueError(f"no answer could be scored; {len(errors)} errors, the first: {next(iter(errors.values()))}")
     ids = rows["query_id"].tolist()
-    if len(set(ids)) != len(ids):
-        raise ValueError("query ids must be unique across the records")
+    keys = [m.key for m in measures]
     unmeasured = {k: {q: r for q, r in zip(ids, rows[f"{k}:unmeasured"], strict=True) if isinstance(r, str)}
-                  for k in names}
+                  for k in keys}
     usage = {name: int(rows[name].sum()) for name in ("calls", "cache_hits", "retries", "input_tokens",
                                                        "output_tokens")}
+    abstained = [q for q, a in zip(ids, rows["abstained"], strict=True) if a]
     judge = judge_factory()
-    info = {"judge": judge.describe() if isinstance(judge, LLMJudge) else {}, "usage": usage}
-    return Report(names, ids, rows[names].to_numpy(dtype=float), relevance_level=None,
+    info = {"judge": judge.describe() if isinstance(judge, LLMJudge) else {}, "usage": usage,
+            "abstained": {"count": len(abstained), "rate": len(abstained) / len(ids), "query_ids": abstained}}
+    return Report(measures, ids, rows[keys].fillna(0.0).to_numpy(dtype=float), errors, counts, relevance_level=None,
                   unmeasured={k: v for k, v in unmeasured.items() if v}, info=info)

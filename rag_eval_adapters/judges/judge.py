@@ -8,9 +8,13 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
+from ..answers.abstention import is_abstention
+from ..answers.record import FIELD_NAMES
 from ..modelcalls import (
+    LLM_PROVIDERS,
     CallCache,
     CallLimiter,
     ModelCallError,
@@ -28,21 +32,27 @@ from .claims import check_claims, extract_claims
 from .items import as_chunks, optional_text, text_field
 from .prompts import CLAIMS_PROMPT, PROMPT_VERSION, RELEVANCE_PROMPT, VERIFY_PROMPT, relevance_messages
 from .results import JudgeResult
-from .schemas import RelevanceReply
+from .schemas import ClaimsReply, RelevanceReply
 
 __all__ = ["LLMJudge", "JUDGE_METRICS", "self_preference_warning"]
 
 #: the judged metrics, and the fields each reads from an item (first name found wins)
 JUDGE_METRICS = ("relevance", "faithfulness", "answer_correctness")
-_QUESTION = ("question", "query")
-_ANSWER = ("answer", "prediction", "response")
-_REFERENCE = ("reference", "ground_truth", "expected")
+_QUESTION = FIELD_NAMES["question"]  # the names of each field: the answer records' one table
+_ANSWER = FIELD_NAMES["prediction"]
+_REFERENCE = FIELD_NAMES["references"]
 _PASSAGE = ("passage", "text", "context")
 _RELEVANCE_OUT, _CLAIM_OUT = 40, 45  # dry-run estimate of completion tokens: a grade; one claim's verdict
 
 
 def _model_key(name: str) -> str:
-    base = name.strip().lower().rsplit("/", 1)[-1]
+    """The model of ``name`` without provider prefix (``openai:``, ``openai/``, ``org/``), case and date or
+    ``latest`` suffix."""
+    base = name.strip().lower()
+    provider, sep, rest = base.partition(":")
+    if sep and provider in LLM_PROVIDERS:
+        base = rest
+    base = base.rsplit("/", 1)[-1]
     return re.sub(r"[-_:@](\d{4}-?\d{2}-?\d{2}|latest|\d{8})$", "", base)
 
 
@@ -139,17 +149,17 @@ class LLMJudge:
     def relevance(self, query: str, passage: str) -> JudgeResult:
         """The passage's grade for the query: 0 unrelated, 1 related but does not answer, 2 partly answers,
         3 answers it (``score`` = grade / 3)."""
-        query, passage = optional_text(query, "query", "relevance"), optional_text(passage, "passage", "relevance")
-        return self._relevance(query or "", passage or "")
+        given = optional_text(query, "query", "relevance"), optional_text(passage, "passage", "relevance")
+        return self._relevance(given[0] or "", given[1] or "")
 
     def _relevance(self, query: str, passage: str) -> JudgeResult:
         if not query.strip() or not passage.strip():
             return JudgeResult.failed("relevance", "empty_input", "the query or the passage is empty")
         outcome = self.caller.ask(relevance_messages(query, passage), RelevanceReply, "relevance grade")
-        if outcome.reply is None:
-            return JudgeResult.failed("relevance", outcome.reason, outcome.detail)
-        grade = outcome.reply.grade
-        return JudgeResult("relevance", grade / 3, grade=grade, reasoning=outcome.reply.reasoning)
+        reply = outcome.reply
+        if not isinstance(reply, RelevanceReply):
+            return JudgeResult.failed("relevance", outcome.reason or "invalid_output", outcome.detail)
+        return JudgeResult("relevance", reply.grade / 3, grade=reply.grade, reasoning=reply.reasoning)
 
     def faithfulness(self, answer: str, contexts: Any, question: str | None = None) -> JudgeResult:
         """Supported claims / claims of ``answer`` against ``contexts`` (strings, ``{chunk_id: text}`` or
@@ -162,37 +172,65 @@ class LLMJudge:
         metric = "faithfulness"
         if not answer.strip():
             return JudgeResult.failed(metric, "empty_answer", "the answer is empty")
+        if is_abstention(answer):
+            return JudgeResult.failed(metric, "no_claims", "the answer abstains", abstained=True)
         chunks = [c for c in chunks if c[1].strip()]
         if not chunks:
             return JudgeResult.failed(metric, "empty_input", "no context to check the answer against")
         claims = extract_claims(self.caller, answer, question, "the answer")
-        if claims.reply is None:
-            return JudgeResult.failed(metric, claims.reason, claims.detail)
+        if not isinstance(claims.reply, ClaimsReply):
+            return JudgeResult.failed(metric, claims.reason or "invalid_output", claims.detail,
+                                      abstained=claims.reason == "no_claims")
         checked = check_claims(self.caller, claims.reply.claims, chunks, "the answer's claims")
         if checked.reason is not None:
             return JudgeResult.failed(metric, checked.reason, checked.detail)
         return JudgeResult(metric, checked.supported_share, claims=checked.verdicts)
 
-    def correctness(self, answer: str, reference: str, question: str | None = None) -> JudgeResult:
+    def correctness(self, answer: str, reference: str, question: str | None = None, *,
+                    answerable: bool | None = None) -> JudgeResult:
         """F1 of claim precision (the answer's claims supported by the reference) and claim recall (the
-        reference's claims supported by the answer); ``parts`` holds all three."""
+        reference's claims supported by the answer); ``parts`` holds all three. An answer that abstains scores 0
+        against a reference; with ``answerable=False`` (no answer exists) an abstention scores 1 and any other
+        answer 0, without a reference."""
         where = "answer_correctness"
         return self._correctness(optional_text(answer, "answer", where) or "",
                                  optional_text(reference, "reference", where) or "",
-                                 optional_text(question, "question", where))
+                                 optional_text(question, "question", where), answerable)
 
-    def _correctness(self, answer: str, reference: str, question: str | None) -> JudgeResult:
+    def abstains(self, answer: str, question: str | None = None) -> bool | JudgeResult:
+        """Whether ``answer`` abstains: the lexical fast path (:func:`~rag_eval_adapters.answers.is_abstention`),
+        else the judge's claim split finding no claim; the failed result when that call fails."""
+        if is_abstention(answer):
+            return True
+        claims = extract_claims(self.caller, answer, question, "the answer")
+        if claims.reply is None and claims.reason != "no_claims":
+            return JudgeResult.failed("answer_correctness", claims.reason or "invalid_output", claims.detail)
+        return claims.reply is None
+
+    def _correctness(self, answer: str, reference: str, question: str | None,
+                     answerable: bool | None = None) -> JudgeResult:
         metric = "answer_correctness"
         if not answer.strip():
             return JudgeResult.failed(metric, "empty_answer", "the answer is empty")
+        if answerable is False:
+            abstained = self.abstains(answer, question)
+            if isinstance(abstained, JudgeResult):
+                return abstained
+            value = 1.0 if abstained else 0.0
+            return JudgeResult(metric, value, parts={"precision": value, "recall": value, "f1": value},
+                               abstained=abstained, detail="the question has no answer (answerable: false)")
         if not reference.strip():
             return JudgeResult.failed(metric, "empty_input", "the reference is empty")
+        if is_abstention(answer):
+            return _abstained_correctness()
         sides = []
         for text, other, name, other_name in ((answer, reference, "the answer", "reference"),
                                               (reference, answer, "the reference", "answer")):
             claims = extract_claims(self.caller, text, question, name)
-            if claims.reply is None:
-                return JudgeResult.failed(metric, claims.reason, claims.detail)
+            if claims.reply is None and claims.reason == "no_claims" and text is answer:
+                return _abstained_correctness()
+            if not isinstance(claims.reply, ClaimsReply):
+                return JudgeResult.failed(metric, claims.reason or "invalid_output", claims.detail)
             checked = check_claims(self.caller, claims.reply.claims, [(other_name, other)], f"{name}'s claims")
             if checked.reason is not None:
                 return JudgeResult.failed(metric, checked.reason, checked.detail)
@@ -208,7 +246,7 @@ class LLMJudge:
             raise ValueError(f"metric must be one of {', '.join(JUDGE_METRICS)}, got {metric!r}")
         if isinstance(items, (Mapping, str, bytes)):
             raise TypeError("items must be an iterable of mappings (one per item), not a single mapping or string")
-        jobs = []
+        jobs: list[Callable[[], JudgeResult]] = []
         for i, item in enumerate(items):
             where = f"item {i}" + (f" (query {item['query_id']!r})" if isinstance(item, Mapping)
                                    and "query_id" in item else "")
@@ -216,16 +254,15 @@ class LLMJudge:
                 raise TypeError(f"{where} must be a mapping, got {type(item).__name__}")
             question = text_field(item, _QUESTION, where, required=metric == "relevance")
             if metric == "relevance":
-                passage = text_field(item, _PASSAGE, where)
-                jobs.append(lambda q=question, p=passage: self._relevance(q, p))
+                jobs.append(partial(self._relevance, question or "", text_field(item, _PASSAGE, where) or ""))
                 continue
-            answer = text_field(item, _ANSWER, where)
+            answer = text_field(item, _ANSWER, where) or ""
             if metric == "faithfulness":
-                chunks = as_chunks(item.get("contexts"), where)
-                jobs.append(lambda a=answer, c=chunks, q=question: self._faithfulness(a, c, q))
+                jobs.append(partial(self._faithfulness, answer, as_chunks(item.get("contexts"), where), question))
             else:
-                reference = text_field(item, _REFERENCE, where)
-                jobs.append(lambda a=answer, r=reference, q=question: self._correctness(a, r, q))
+                answerable = item.get("answerable")
+                reference = text_field(item, _REFERENCE, where, required=answerable is not False) or ""
+                jobs.append(partial(self._correctness, answer, reference, question, answerable))
         return jobs
 
     def judge_many(self, metric: str, items: Iterable[Mapping[str, Any]]) -> list[JudgeResult]:
@@ -313,6 +350,12 @@ class LLMJudge:
                 "cached_calls": dry.meter.usage.cache_hits, "estimated_input_tokens": input_tokens,
                 "estimated_output_tokens": output_tokens,
                 "estimated_cost": prices.cost(input_tokens, output_tokens) if prices else None}
+
+
+def _abstained_correctness() -> JudgeResult:
+    """Correctness of an answer that abstains on a question with a reference answer: 0."""
+    return JudgeResult("answer_correctness", 0.0, parts={"precision": 0.0, "recall": 0.0, "f1": 0.0},
+                       abstained=True, detail="the answer abstains, and the question has a reference answer")
 
 
 def _first(item: Mapping[str, Any], names: Sequence[str]) -> str:

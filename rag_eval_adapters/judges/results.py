@@ -83,6 +83,9 @@ class JudgeResult:
         Named sub-scores (correctness: ``precision``, ``recall``, ``f1``).
     reasoning : str
         The model's short justification, when it gave one.
+    abstained : bool
+        The answer abstains ("I don't know": :func:`~rag_eval_adapters.answers.is_abstention`, or no claim
+        found in it): faithfulness is then unmeasured (``no_claims``), correctness 0 against a reference.
     """
 
     metric: str
@@ -94,6 +97,7 @@ class JudgeResult:
     reference_claims: tuple[ClaimVerdict, ...] = ()
     parts: dict[str, float] = field(default_factory=dict)
     reasoning: str = ""
+    abstained: bool = False
 
     def __post_init__(self) -> None:
         if (self.score is None) == (self.unmeasured is None):
@@ -109,9 +113,9 @@ class JudgeResult:
         return self.score is not None
 
     @classmethod
-    def failed(cls, metric: str, reason: str, detail: str = "") -> JudgeResult:
+    def failed(cls, metric: str, reason: str, detail: str = "", *, abstained: bool = False) -> JudgeResult:
         """An unmeasured result."""
-        return cls(metric, None, reason, detail)
+        return cls(metric, None, reason, detail, abstained=abstained)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (claims as dicts; empty fields left out)."""
@@ -129,4 +133,6 @@ class JudgeResult:
             out["reference_claims"] = [c.to_dict() for c in self.reference_claims]
         if self.reasoning:
             out["reasoning"] = self.reasoning
+        if self.abstained:
+            out["abstained"] = True
         return out

@@ -16,12 +16,22 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.messages import BaseMessage
 from langsmith.evaluation import EvaluationResult, RunEvaluator
 
-from ..answers import AnswerMetric, BoundAnswerMetric, Embedder, ExactMatch, RougeL, SemanticSimilarity, TokenF1
+from ..answers import (
+    FIELD_NAMES,
+    AnswerMetric,
+    BoundAnswerMetric,
+    Embedder,
+    ExactMatch,
+    RougeL,
+    SemanticSimilarity,
+    TokenF1,
+)
+from ..answers.metrics import Part
 from .documents import FEEDBACK_CONFIG, _query_id
 
 __all__ = [
@@ -36,8 +46,9 @@ __all__ = [
     "AnswerSimilarityEvaluator",
 ]
 
-ANSWER_KEYS = ("answer", "output", "response", "result", "text", "content", "messages")
-REFERENCE_KEYS = ("reference", "references", "answer", "expected_answer", "ground_truth", "output")
+# the answer records' names of each field (rag_eval_adapters.answers.record), then LangSmith's own
+ANSWER_KEYS = (*FIELD_NAMES["prediction"], "output", "result", "text", "content", "messages")
+REFERENCE_KEYS = (*FIELD_NAMES["references"], "answer", "expected_answer", "output")
 
 
 def _where(query_id: Any) -> str:
@@ -201,19 +212,19 @@ class TokenF1Evaluator(AnswerMetricEvaluator):
     """Token F1 (or ``part="precision"``/``"recall"``) against the best reference (key ``token_f1``, or
     ``token_precision``/``token_recall``)."""
 
-    def __init__(self, *, part: str = "f1", **options: Any) -> None:
+    def __init__(self, *, part: Part = "f1", **options: Any) -> None:
         super().__init__(TokenF1(part=part), **options)
 
 
 class RougeLEvaluator(AnswerMetricEvaluator):
     """ROUGE-L F (or precision/recall), optionally Porter-stemmed (key ``rouge_l``)."""
 
-    def __init__(self, *, stem: bool = False, part: str = "f1", **options: Any) -> None:
+    def __init__(self, *, stem: bool = False, part: Part = "f1", **options: Any) -> None:
         super().__init__(RougeL(stem=stem, part=part), **options)
 
 
 class AnswerSimilarityEvaluator(AnswerMetricEvaluator):
     """Cosine similarity of the answer's and the reference's embeddings (key ``semantic_similarity``)."""
 
-    def __init__(self, embedder: Embedder, *, side: str = "query", **options: Any) -> None:
+    def __init__(self, embedder: Embedder, *, side: Literal["query", "passage"] = "query", **options: Any) -> None:
         super().__init__(SemanticSimilarity(side=side), embedder=embedder, **options)

@@ -21,6 +21,7 @@ from typing import Any
 
 from langsmith.evaluation import EvaluationResult, RunEvaluator
 
+from ..answers import FIELD_NAMES
 from ..judges import JudgeResult, LLMJudge
 from .answer_evaluators import find_answer, find_reference_answers
 from .documents import document_text, find_documents
@@ -30,7 +31,7 @@ __all__ = ["JudgeEvaluator", "JUDGE_EVALUATOR_METRICS", "QUESTION_KEYS"]
 #: evaluator metric -> the judge's metric
 JUDGE_EVALUATOR_METRICS = {"faithfulness": "faithfulness", "answer_correctness": "answer_correctness",
                            "context_relevance": "relevance"}
-QUESTION_KEYS = ("question", "query", "input")
+QUESTION_KEYS = (*FIELD_NAMES["question"], "input")  # the answer records' names, then LangSmith's
 _FEEDBACK = {"type": "continuous", "min": 0.0, "max": 1.0}
 
 
@@ -47,8 +48,10 @@ def _question(inputs: Any) -> str | None:
 
 def _contexts(outputs: Any, query_id: Any) -> list[str]:
     values = getattr(outputs, "outputs", outputs)
-    if isinstance(values, Mapping) and isinstance(values.get("contexts"), list):
-        items = values["contexts"]
+    given = next((k for k in FIELD_NAMES["contexts"] if isinstance(values, Mapping)
+                  and isinstance(values.get(k), list)), None)
+    if given is not None:
+        items = values[given]
     else:
         items = find_documents(outputs, query_id=query_id)
     texts = [item if isinstance(item, str) else document_text(item) for item in items]

@@ -18,13 +18,14 @@ and returns an ``EvaluationResult`` with ``score`` in [0, 1] and ``passing = sco
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.evaluation.base import BaseEvaluator, EvaluationResult
 from llama_index.core.prompts.mixin import PromptDictType
 
 from ..answers import AnswerMetric, BoundAnswerMetric, Embedder, ExactMatch, RougeL, SemanticSimilarity, TokenF1
+from ..answers.metrics import Part
 from ..validation import check_fraction
 from .embeddings import LlamaIndexEmbedder
 
@@ -102,14 +103,14 @@ class ExactMatchEvaluator(AnswerMetricEvaluator):
 class TokenF1Evaluator(AnswerMetricEvaluator):
     """Token F1 (or ``part="precision"``/``"recall"``) against the best reference."""
 
-    def __init__(self, *, threshold: float = 0.5, part: str = "f1") -> None:
+    def __init__(self, *, threshold: float = 0.5, part: Part = "f1") -> None:
         super().__init__(TokenF1(part=part), threshold=threshold)
 
 
 class RougeLEvaluator(AnswerMetricEvaluator):
     """ROUGE-L F (or precision/recall), optionally Porter-stemmed."""
 
-    def __init__(self, *, threshold: float = 0.5, stem: bool = False, part: str = "f1") -> None:
+    def __init__(self, *, threshold: float = 0.5, stem: bool = False, part: Part = "f1") -> None:
         super().__init__(RougeL(stem=stem, part=part), threshold=threshold)
 
 
@@ -118,5 +119,5 @@ class AnswerSimilarityEvaluator(AnswerMetricEvaluator):
     ``SemanticSimilarityEvaluator``; with E5, unrelated texts score about 0.75 and related but wrong answers about 0.8, so raise it to 0.85-0.9)."""
 
     def __init__(self, embedder: Embedder | BaseEmbedding, *, threshold: float = 0.8,
-                 side: str = "query") -> None:
+                 side: Literal["query", "passage"] = "query") -> None:
         super().__init__(SemanticSimilarity(side=side), threshold=threshold, embedder=embedder)

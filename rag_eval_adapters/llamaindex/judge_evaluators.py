@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from llama_index.core.evaluation.base import BaseEvaluator, EvaluationResult
+from llama_index.core.prompts import PromptTemplate
 from llama_index.core.prompts.mixin import PromptDictType
 
 from ..judges import CLAIMS_PROMPT, RELEVANCE_PROMPT, VERIFY_PROMPT, JudgeResult, LLMJudge
@@ -79,7 +80,7 @@ class JudgeFaithfulnessEvaluator(JudgeEvaluator):
     metric = "faithfulness"
 
     def _get_prompts(self) -> PromptDictType:
-        return {"claims": CLAIMS_PROMPT, "verify": VERIFY_PROMPT}
+        return {"claims": PromptTemplate(CLAIMS_PROMPT), "verify": PromptTemplate(VERIFY_PROMPT)}
 
     def _judge(self, query, response, contexts, reference) -> JudgeResult:
         return self.judge.faithfulness(response, contexts, query)
@@ -95,7 +96,7 @@ class JudgeRelevancyEvaluator(JudgeEvaluator):
         super().__init__(judge, threshold=threshold)
 
     def _get_prompts(self) -> PromptDictType:
-        return {"relevance": RELEVANCE_PROMPT}
+        return {"relevance": PromptTemplate(RELEVANCE_PROMPT)}
 
     def _judge(self, query, response, contexts, reference) -> JudgeResult:
         grades = self.judge.judge_many("relevance", [{"query": query or "", "passage": c} for c in contexts])
@@ -114,7 +115,7 @@ class JudgeCorrectnessEvaluator(JudgeEvaluator):
         super().__init__(judge, threshold=threshold)
 
     def _get_prompts(self) -> PromptDictType:
-        return {"claims": CLAIMS_PROMPT, "verify": VERIFY_PROMPT}
+        return {"claims": PromptTemplate(CLAIMS_PROMPT), "verify": PromptTemplate(VERIFY_PROMPT)}
 
     def _judge(self, query, response, contexts, reference) -> JudgeResult:
         return self.judge.correctness(response, reference or "", query)

@@ -195,6 +195,9 @@ def notes_lines(report: Report) -> list[str]:
         lines.append(f"judge: {judge.get('judge_model')}, prompt {judge.get('prompt_version')}, structured output "
                      f"{judge.get('structured_output')}, temperature {judge.get('temperature')}, seed {judge.get('seed')}")
         lines += [f"warning: {w}" for w in judge.get("warnings") or []]
+    abstained = report.info.get("abstained")
+    if isinstance(abstained, Mapping):  # beside every judged mean: an abstention is no claim, no faithfulness
+        lines.append(f"abstained: {abstained.get('count')} of {len(report.query_ids)} answers ({abstained.get('rate'):.1%})")
     return lines
 
 

@@ -17,7 +17,6 @@ if TYPE_CHECKING:
 __all__ = ["report_page", "claims_of", "judged_claims", "adjusted_p", "CLAIM_FIELDS"]
 
 CLAIM_FIELDS = ("text", "verdict", "quote", "chunk_id", "start", "end")
-_QUESTION_FIELDS = ("query", "question")
 _ADJUSTED_P = ("p_adjusted", "adjusted_p_value", "p_value_adjusted")
 
 
@@ -64,6 +63,23 @@ def claims_of(record: Mapping[str, Any]) -> list[dict[str, Any]] | None:
         return None
     return [{k: c.get(k, c.get("claim") if k == "text" else None) for k in CLAIM_FIELDS}
             for c in claims if isinstance(c, Mapping)]
+
+
+def record_texts(record: Mapping[str, Any]) -> tuple[Any, Any, Any]:
+    """``(question, reference, answer)`` of an answer record, each under any of its names (the one alias table
+    of :mod:`rag_eval_adapters.answers.record`); several references joined by `` | ``; None when absent or
+    given twice with different values (the evaluation reports that record's error)."""
+    from ..answers.record import field_value
+
+    out = []
+    for field in ("question", "references", "prediction"):
+        try:
+            value = field_value(record, field, "")[1]
+        except ValueError:
+            value = None
+        out.append(" | ".join(map(str, value)) if isinstance(value, list) else value)
+    question, reference, answer = out
+    return (question if isinstance(question, str) else None), reference, answer
 
 
 def judged_claims(info: Mapping[str, Any], qid: str) -> list[dict[str, Any]] | None:
@@ -147,10 +163,7 @@ def report_page(
     questions = []
     for qid in qids:
         record = by_id.get(qid, {})
-        text = next((record[f] for f in _QUESTION_FIELDS if isinstance(record.get(f), str)), None)
-        reference = record.get("reference", record.get("references"))
-        if isinstance(reference, list):
-            reference = " | ".join(map(str, reference))
+        text, reference, _ = record_texts(record)
         questions.append({"id": qid, "text": text, "type": types[qid] or None, "reference": reference,
                           "evidence": []})
     counted: dict[str, int] = {}
@@ -190,7 +203,7 @@ def report_page(
                 answers.append(None)
                 continue
             key = held[0].get(qid, qid)
-            entry: dict[str, Any] = {"text": record.get("prediction", record.get("answer")),
+            entry: dict[str, Any] = {"text": record_texts(record)[2],
                                      "scores": dict(first.per_query.get(key, {}))}
             if key in first.errors:
                 entry["error"] = str(first.errors[key])
