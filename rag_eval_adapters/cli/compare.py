@@ -80,7 +80,7 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         t = steps.task("reading files", total=1 + len(args.run))
         qrels = load_qrels(args.qrels)
         steps.advance(t)
-        runs = {}
+        runs: dict[str, Any] = {}
         for name, path in zip(names, args.run, strict=False):
             runs[name] = load_run(path)
             steps.advance(t)
