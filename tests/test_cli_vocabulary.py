@@ -141,3 +141,11 @@ def test_an_unexpected_failure_keeps_its_traceback_and_an_expected_one_is_one_li
     assert main(["demo"], stdout=io.StringIO(), stderr=err) == 2
     assert err.getvalue() == "rag-eval: error: line 3 of x.jsonl: no query_id\n"
     assert demo.cmd_demo is not broken
+
+
+def test_docs_cli_md_names_every_option_and_every_deprecated_spelling():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text(encoding="utf-8")
+    missing = sorted({s for _, s, _ in option_spellings(build_parser()) if f"`{s}" not in text})
+    assert missing == [], "regenerate the table of docs/cli.md with: python tools/cli_vocabulary.py --markdown"

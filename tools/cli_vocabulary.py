@@ -4,9 +4,10 @@ A development tool (not shipped). It builds the parser of the ``rag_eval_adapter
 each option into its concept with ``cli/_vocabulary.py`` of this checkout (so it also measures an older checkout:
 ``PYTHONPATH=/path/to/old python tools/cli_vocabulary.py``). Deprecated aliases are counted apart.
 
-    python tools/cli_vocabulary.py [--all]
+    python tools/cli_vocabulary.py [--all | --markdown]
 
-prints one line per concept with more than one spelling or declared by several commands (``--all``: every one).
+prints one line per concept with more than one spelling or declared by several commands (``--all``: every one;
+``--markdown``: the table of every option of docs/cli.md, "Every option").
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ def _vocabulary():
 def main(argv: list[str] | None = None) -> int:
     wanted = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     wanted.add_argument("--all", action="store_true", help="every concept, not only the shared ones")
-    show_all = wanted.parse_args(argv).all
+    wanted.add_argument("--markdown", action="store_true", help="the table of every option, for docs/cli.md")
+    given = wanted.parse_args(argv)
+    show_all = given.all
     from rag_eval_adapters.cli import build_parser
 
     vocabulary = _vocabulary()
@@ -47,6 +50,8 @@ def main(argv: list[str] | None = None) -> int:
         actions.add((command, id(action)))
         live[vocabulary.concept_of(spelling)][spelling].add(command)
         kinds[spelling].add("flag" if action.nargs == 0 else "value")
+    if given.markdown:
+        return _markdown(live, old, vocabulary)
     print(f"{len(actions)} options in {len(vocabulary.subparsers(parser))} commands, {len(live)} concepts, "
           f"{sum(len(s) > 1 for s in live.values())} with more than one spelling")
     for concept, spellings in sorted(live.items()):
@@ -57,6 +62,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {concept}: {len(spellings)} spelling(s) in {len(commands)} command(s): {detail}")
     for spelling, commands in sorted(old.items()):
         print(f"  deprecated {spelling}: {', '.join(sorted(commands))}")
+    return 0
+
+
+def _markdown(live: dict, old: dict, vocabulary) -> int:
+    """Print the option table of docs/cli.md: option, concept, commands; then the deprecated spellings."""
+    print("| option | concept | commands |\n| --- | --- | --- |")
+    for concept, spellings in sorted(live.items(), key=lambda item: sorted(item[1])[0]):
+        for spelling, commands in sorted(spellings.items()):
+            print(f"| `{spelling}` | {concept} | {', '.join(sorted(commands))} |")
     return 0
 
 

@@ -2,7 +2,7 @@
 
 Sample chunks, ask an OpenAI-compatible LLM for literal, paraphrase and scenario questions with a verbatim evidence
 quote, and write one case a line (JSONL) with the relevant chunk ids. Re-running with the same --output resumes;
---cache makes a re-run free.
+--cache-dir makes a re-run free.
 """
 
 from __future__ import annotations
