@@ -30,12 +30,10 @@ def add_llm_options(parser: argparse.ArgumentParser, *, required: bool = False, 
 
 
 def llm_from_args(args: argparse.Namespace, *, require_key: bool = True, **options: Any) -> Any:
-    """The chat LLM the ``--llm-*`` options name; a bad name or a missing key is a :class:`CLIError`."""
-    try:
-        return resolve_llm(args.llm_model, base_url=args.llm_base_url, api_key_env=args.llm_api_key_env,
-                           require_key=require_key, **options)
-    except ValueError as exc:
-        raise CLIError(one_line(str(exc))) from None
+    """The chat LLM the ``--llm-*`` options name; a bad name or a missing key is a ``ValueError`` (one line, by
+    ``main``)."""
+    return resolve_llm(args.llm_model, base_url=args.llm_base_url, api_key_env=args.llm_api_key_env,
+                       require_key=require_key, **options)
 
 
 def add_judge_options(parser: argparse.ArgumentParser, *, required: bool = False, model_help: str,

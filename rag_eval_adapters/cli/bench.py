@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any, TextIO
 
-from ._errors import CLIError, one_line
+from ._errors import CLIError
 from ._intervals import add_interval_options, add_paired_test_options
 from ._io import MAX_RESAMPLES, check_cache_dir, check_confidence, check_count
 from ._metrics import parse_ks
@@ -115,12 +115,9 @@ def _check_chunkings_and_output(args: argparse.Namespace) -> None:
     from ..bench import parse_chunking
     from ..bench.inputs import check_output_location
 
-    try:
-        for spec in args.chunking or ():
-            parse_chunking(spec)
-        check_output_location(args.documents, args.output)
-    except ValueError as exc:
-        raise CLIError(one_line(str(exc))) from None
+    for spec in args.chunking or ():
+        parse_chunking(spec)
+    check_output_location(args.documents, args.output)
     out = Path(args.output)
     if any((out / name).exists() for name in REPORT_FILES) and not args.force:
         raise CLIError(f"--output {args.output} already holds a report; give --force to replace it (its cache is "

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any, TextIO
 
-from ._errors import CLIError, one_line
+from ._errors import CLIError
 from ._io import add_cache_options, cache_file, cache_output, check_count, check_outputs
 from ._models import add_llm_options, llm_from_args
 from ._progress import progress_enabled
@@ -64,21 +64,18 @@ def _read_jsonl(path: Path) -> tuple[list[dict], dict[str, str]]:
     from ..jsonl import read_jsonl_objects
 
     chunks, documents = [], {}
-    try:
-        for number, row in read_jsonl_objects(path):
-            where = f"{path}:{number}"
-            if not isinstance(row.get("text"), str):
-                raise CLIError(f"{where}: expected an object with a 'text' string")
-            if "chunk_id" in row:
-                chunks.append(row)
-            elif isinstance(row.get("doc_id", row.get("id")), str):
-                documents[str(row.get("doc_id", row.get("id")))] = row["text"]
-            else:
-                raise CLIError(f"{where}: give 'chunk_id' (a chunk) or 'doc_id' (a document)")
-            if chunks and documents:
-                raise CLIError(f"{where}: the file mixes chunks and documents; use one kind")
-    except ValueError as exc:
-        raise CLIError(one_line(str(exc))) from None
+    for number, row in read_jsonl_objects(path):
+        where = f"{path}:{number}"
+        if not isinstance(row.get("text"), str):
+            raise CLIError(f"{where}: expected an object with a 'text' string")
+        if "chunk_id" in row:
+            chunks.append(row)
+        elif isinstance(row.get("doc_id", row.get("id")), str):
+            documents[str(row.get("doc_id", row.get("id")))] = row["text"]
+        else:
+            raise CLIError(f"{where}: give 'chunk_id' (a chunk) or 'doc_id' (a document)")
+        if chunks and documents:
+            raise CLIError(f"{where}: the file mixes chunks and documents; use one kind")
     return chunks, documents
 
 

@@ -97,10 +97,7 @@ def _scorers(args: argparse.Namespace) -> dict[str, Any]:
     from ..agreement import AnswerScorer
     from ..answers import parse_answer_metrics
     names = list(args.metric or ())
-    try:
-        metrics = parse_answer_metrics(names)
-    except (TypeError, ValueError) as exc:
-        raise CLIError(one_line(str(exc))) from None
+    metrics = parse_answer_metrics(names)
     embedder = embedder_from_args(args.embedder, args.base_url) if any(m.needs_embedder for m in metrics) else None
     scorers: dict[str, Any] = {m.key: AnswerScorer(m, embedder) for m in metrics}
     if args.judge:
@@ -206,15 +203,12 @@ def _read_rows(path: str, what: str) -> tuple[dict, dict]:
 def _scored(args: argparse.Namespace) -> Any:
     from ..agreement import meta_evaluate_scores
 
-    try:
-        scores, _ = _read_rows(args.scores, "score")
-        labels, texts = _read_rows(args.labels, "label")
-        groups = None
-        if args.group_by:
-            groups = {q: t.get(args.group_by) for q, t in texts.items()}
-            if all(g is None for g in groups.values()):
-                raise ValueError(f"--group-by {args.group_by}: no line of {args.labels} has that text field")
-        return meta_evaluate_scores(scores, labels, kind=args.kind, groups=groups, n_bootstrap=args.bootstrap,
-                                    confidence=args.confidence, seed=args.seed, source=args.labels)
-    except ValueError as exc:
-        raise CLIError(one_line(str(exc))) from None
+    scores, _ = _read_rows(args.scores, "score")
+    labels, texts = _read_rows(args.labels, "label")
+    groups = None
+    if args.group_by:
+        groups = {q: t.get(args.group_by) for q, t in texts.items()}
+        if all(g is None for g in groups.values()):
+            raise ValueError(f"--group-by {args.group_by}: no line of {args.labels} has that text field")
+    return meta_evaluate_scores(scores, labels, kind=args.kind, groups=groups, n_bootstrap=args.bootstrap,
+                                confidence=args.confidence, seed=args.seed, source=args.labels)
