@@ -98,6 +98,17 @@ def _guard_sockets(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(key, "false")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _cache_dir_of_the_session(tmp_path_factory):
+    """The package's default cache folder (``RAG_EVAL_CACHE_DIR``, :mod:`rag_eval_adapters.cachedir`) is a temporary
+    folder for the whole session: no test reads or writes the user's real cache, and the tests share what they
+    embed, as runs of the package do."""
+    folder = tmp_path_factory.mktemp("rag-eval-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RAG_EVAL_CACHE_DIR", str(folder))
+        yield folder
+
+
 @pytest.fixture(autouse=True)
 def _socket_guard(monkeypatch):
     """Fail any connection to an address that is not loopback, for every test."""
@@ -208,7 +219,7 @@ def demo_run(small_demo_data, tmp_path_factory):
     ``(exit status, stdout, stderr, report folder)``; the tests only read the folder.
     """
     folder = tmp_path_factory.mktemp("demo") / "report"
-    code, out, err = run_demo_cli(["--output-dir", folder, "--permutations", "500"], small_demo_data)
+    code, out, err = run_demo_cli(["--output", folder, "--permutations", "500"], small_demo_data)
     return code, out, err, folder
 
 

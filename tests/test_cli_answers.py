@@ -80,7 +80,7 @@ def test_semantic_similarity_through_an_openai_compatible_endpoint(files, openai
     monkeypatch.setenv("OPENAI_API_KEY", openai_server.api_key)
     cache = tmp_path / "emb.sqlite"
     argv = ("--predictions", files[0], "--references", files[1], "-m", "semantic_similarity", "--embedder",
-            "openai:e5-small", "--base-url", openai_server.base_url, "--cache", str(cache), "--format", "json")
+            "openai:e5-small", "--embedder-base-url", openai_server.base_url, "--cache", str(cache), "--format", "json")
     code, out, err = run(*argv)
     assert code == 0, err
     values = json.loads(out)["per_query"]
@@ -131,5 +131,6 @@ def test_the_embedding_cache_may_not_be_an_input_or_the_output(files, tmp_path):
     for cache, message in ((files[1], "--cache {} is an input file"), (tmp_path / "r.json", "--output and --cache both name")):
         code, _, err = run("--predictions", files[0], "--references", files[1], "-m", "em", "--output",
                            str(tmp_path / "r.json"), "--cache", str(cache))
-        assert code == 2 and message.format(cache) in err and err.count("\n") == 1
+        assert code == 2 and message.format(cache) in err and err.count("\n") == 2  # the deprecation, the refusal
+        assert err.startswith("rag-eval: warning: --cache is deprecated; use --cache-dir\n")
     assert not (tmp_path / "r.json").exists() and json.loads(open(files[1], encoding="utf-8").readline())["query_id"] == "q1"

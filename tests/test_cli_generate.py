@@ -34,7 +34,7 @@ def cli(*argv, env_key=None):
 
 
 def base(server, corpus, *extra):
-    return ("generate", "--corpus", str(corpus), "--llm-model", "gpt-4o-mini", "--llm-base-url", server.base_url,
+    return ("generate", "--documents", str(corpus), "--llm-model", "gpt-4o-mini", "--llm-base-url", server.base_url,
             "--llm-api-key-env", "FAKE_KEY", "--min-chunk-chars", "10", "--chunk-size", "24", "--chunk-overlap", "4",
             *extra)
 
@@ -115,7 +115,7 @@ def test_corpus_errors_name_the_line_and_the_key_is_required(openai_server, tmp_
     assert code == 2 and "HTTP 401" in stderr and stderr.count("rag-eval: error") == 1
     assert stderr.splitlines()[0].startswith("rag-eval: generate (gpt-4o-mini) expects 15 model call(s)")  # said first
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    code, _, stderr = cli("generate", "--corpus", str(write_folder(tmp_path)), "--llm-model", "gpt-4o-mini",
+    code, _, stderr = cli("generate", "--documents", str(write_folder(tmp_path)), "--llm-model", "gpt-4o-mini",
                           "--output", str(tmp_path / "o.jsonl"))
     assert code == 2 and "no API key: set OPENAI_API_KEY" in stderr
 

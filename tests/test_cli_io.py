@@ -183,7 +183,7 @@ def test_option_values_are_refused_before_any_work(tmp_path, args, needle):
 
 
 def test_demo_permutations_are_checked_before_the_retrieval(tmp_path):
-    one_line_error(*run_cli("demo", "--output-dir", tmp_path / "d", "--permutations", "-1"),
+    one_line_error(*run_cli("demo", "--output", tmp_path / "d", "--permutations", "-1"),
                    "--permutations must be a positive integer, got -1")
     assert not (tmp_path / "d").exists()
 

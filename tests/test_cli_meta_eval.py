@@ -134,7 +134,7 @@ def test_any_scorers_values_against_pointwise_grades(tmp_path):
                                                       "f1": float(metric[i])} for i in range(60)])
     labels = write_jsonl(tmp_path / "labels.jsonl", [{"query_id": f"q{i}", "grade": int(grades[i]),
                                                       "domain": domains[i % 3]} for i in range(60)])
-    code, out, err = run_cli("meta-eval", "--scores", scores, "--labels", labels, "--group-by", "domain",
+    code, out, err = run_cli("meta-eval", "--scores", scores, "--human-labels", labels, "--group-by", "domain",
                              "--format", "json", "--bootstrap", "100")
     assert code == 0, err
     data = json.loads(out)
@@ -146,13 +146,13 @@ def test_any_scorers_values_against_pointwise_grades(tmp_path):
     assert got["overall"]["confusion"] == expected.overall.confusion
     assert [g["group"] for g in got["groups"]] == ["law", "medicine", "code"]
     assert "kappa" not in data["scorers"]["f1"]["grade"]["overall"]["statistics"]  # continuous: no categories
-    code, out, _ = run_cli("meta-eval", "--scores", scores, "--labels", labels, "--bootstrap", "50",
+    code, out, _ = run_cli("meta-eval", "--scores", scores, "--human-labels", labels, "--bootstrap", "50",
                            "--statistic", "spearman", "--statistic", "kappa_quadratic")
     assert code == 0 and "grade Spearman" in out and "grade quadratic kappa" in out and "ceiling" not in out
     code, _, err = run_cli("meta-eval", "--scores", scores)
-    assert code == 2 and "--scores needs --labels FILE" in err
+    assert code == 2 and "--scores needs --human-labels FILE" in err
     bad = write_jsonl(tmp_path / "bad.jsonl", [{"query_id": "q0", "judge": "good"}])
-    code, _, err = run_cli("meta-eval", "--scores", bad, "--labels", labels)
+    code, _, err = run_cli("meta-eval", "--scores", bad, "--human-labels", labels)
     assert code == 2 and "query 'q0' has no numeric score" in err
-    code, _, err = run_cli("meta-eval", "--scores", scores, "--labels", labels, "--group-by", "country")
+    code, _, err = run_cli("meta-eval", "--scores", scores, "--human-labels", labels, "--group-by", "country")
     assert code == 2 and "--group-by country: no line of" in err

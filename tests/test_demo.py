@@ -146,7 +146,8 @@ def test_the_sample_report_in_the_docs_is_what_this_run_writes(demo_run):
 
 def test_a_second_demo_run_reuses_the_embeddings(demo_run, small_demo_data, tmp_path):
     _, _, _, folder = demo_run
-    code, out, err = run_demo_cli(["--output-dir", tmp_path / "again", "--cache-dir", folder / ".cache",
+    # no --cache-dir: the shared default cache folder (the session's, tests/conftest.py) holds the first run's vectors
+    code, out, err = run_demo_cli(["--output", tmp_path / "again",
                                    "--permutations", "100", "--ci", "bootstrap", "--confidence", "0.9"],
                                   small_demo_data)
     assert code == 0, err
@@ -168,5 +169,5 @@ def test_a_second_demo_run_reuses_the_embeddings(demo_run, small_demo_data, tmp_
 
 def test_demo_refuses_a_bad_option_value(tmp_path):
     out, err = io.StringIO(), io.StringIO()
-    code = main(["demo", "--output-dir", str(tmp_path / "r"), "--permutations", "-1"], stdout=out, stderr=err)
+    code = main(["demo", "--output", str(tmp_path / "r"), "--permutations", "-1"], stdout=out, stderr=err)
     assert code == 2 and err.getvalue().startswith("rag-eval: error: --permutations")

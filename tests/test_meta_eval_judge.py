@@ -60,9 +60,9 @@ def test_the_cli_measures_the_judge_drops_an_unmeasured_answer_and_caches(tmp_pa
     monkeypatch.setenv("OPENAI_API_KEY", judge_server.api_key)
     data = write_data(tmp_path / "pairs.json")
     judge_server.on_prompt("Rome is in Spain", malformed(), malformed())  # the reply and its repair: unreadable
-    cache = tmp_path / "judge.sqlite"
-    argv = ("meta-eval", "--data", data, "--judge", "answer_correctness", "--judge-model", "judge-model",
-            "--judge-base-url", judge_server.base_url, "--cache", cache, "--label", "overall", "--bootstrap", "20",
+    cache = tmp_path / "caches" / "judge.sqlite"
+    argv = ("meta-eval", "--data", data, "-m", "answer_correctness", "--judge-model", "judge-model",
+            "--judge-base-url", judge_server.base_url, "--cache-dir", cache.parent, "--label", "overall", "--bootstrap", "20",
             "--no-baselines", "--format", "json")
     code, out, err = run_cli(*argv)
     assert code == 0, err
@@ -104,13 +104,24 @@ def test_judge_scorer_in_meta_evaluate_equals_the_hand_computation(tmp_path, jud
 
 def test_a_judge_needs_a_model_and_a_metric_the_pairs_can_give(tmp_path, judge_server):
     data = write_data(tmp_path / "pairs.json")
-    code, _, err = run_cli("meta-eval", "--data", data, "--judge", "answer_correctness")
-    assert code == 2 and "--judge needs a judge: give --judge-model" in err
-    code, _, err = run_cli("meta-eval", "--data", data, "--judge", "faithfulness", "--judge-model", "m",
+    code, _, err = run_cli("meta-eval", "--data", data, "-m", "answer_correctness")
+    assert code == 2 and "-m answer_correctness is judged by an LLM: give --judge-model" in err
+    code, _, err = run_cli("meta-eval", "--data", data, "-m", "faithfulness", "--judge-model", "m",
                            "--judge-base-url", judge_server.base_url)
     assert code == 2 and "faithfulness needs the retrieved contexts" in err
-    code, _, err = run_cli("meta-eval", "--data", data, "--judge", "answer_correctness", "--judge-model", "m",
+    code, _, err = run_cli("meta-eval", "--data", data, "-m", "answer_correctness", "--judge-model", "m",
                            "--judge-base-url", judge_server.base_url, "--cache", data)
     assert code == 2 and "--cache" in err and "is an input file" in err
     code, _, err = run_cli("meta-eval", "--data", data, "--judge-model", "m")
-    assert code == 2 and "go with --judge METRIC" in err
+    assert code == 2 and "go with a judged metric" in err
+
+
+def test_the_deprecated_judge_option_still_measures_the_judge(tmp_path, judge_server, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", judge_server.api_key)
+    data = write_data(tmp_path / "pairs.json")
+    common = ("--judge-model", "judge-model", "--judge-base-url", judge_server.base_url, "--cache-dir", tmp_path / "c",
+              "--label", "overall", "--bootstrap", "20", "--no-baselines", "--format", "json")
+    code, old, err = run_cli("meta-eval", "--data", data, "--judge", "answer_correctness", *common)
+    assert code == 0 and err.count("rag-eval: warning: --judge is deprecated; use -m/--metric\n") == 1
+    code, new, err = run_cli("meta-eval", "--data", data, "-m", "answer_correctness", *common)
+    assert code == 0 and "warning" not in err and json.loads(new) == json.loads(old)

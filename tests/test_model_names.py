@@ -71,7 +71,7 @@ def test_a_missing_key_is_one_rule_with_one_message(monkeypatch, tmp_path):
     for d in documents():
         (tmp_path / "docs" / d["doc_id"]).write_text(d["text"], encoding="utf-8")
     messages = []
-    for argv in (("generate", "--corpus", tmp_path / "docs", "--output", tmp_path / "t.jsonl"),
+    for argv in (("generate", "--documents", tmp_path / "docs", "--output", tmp_path / "t.jsonl"),
                  ("bench", "--documents", tmp_path / "docs", "--generate", "--output", tmp_path / "r")):
         code, _, stderr = cli(*argv, "--llm-model", "gpt-4o-mini")
         assert code == 2

@@ -82,7 +82,7 @@ pytest.importorskip("llama_index.core")
 def test_generate_reads_rst_and_html_and_reports_what_it_skipped(openai_server, tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_KEY", openai_server.api_key)
     out = tmp_path / "t.jsonl"
-    code, stdout, stderr = cli("generate", "--corpus", str(mixed_folder(tmp_path)), "--llm-model", "gpt-4o-mini",
+    code, stdout, stderr = cli("generate", "--documents", str(mixed_folder(tmp_path)), "--llm-model", "gpt-4o-mini",
                                "--llm-base-url", openai_server.base_url, "--llm-api-key-env", "FAKE_KEY",
                                "--min-chunk-chars", "10", "--samples", "4", "--types", "literal",
                                "--output", str(out))
@@ -99,7 +99,7 @@ def test_a_folder_with_nothing_readable_names_what_it_skipped(tmp_path):
     root = tmp_path / "pdfs"
     root.mkdir()
     (root / "a.pdf").write_bytes(b"%PDF")
-    code, _, stderr = cli("generate", "--corpus", str(root), "--llm-model", "m", "--dry-run")
+    code, _, stderr = cli("generate", "--documents", str(root), "--llm-model", "m", "--dry-run")
     assert code == 2 and "holds no document to read (read 0 documents; skipped 1: unsupported_format 1 (.pdf 1)" in stderr
 
 

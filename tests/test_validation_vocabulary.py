@@ -206,7 +206,7 @@ def test_the_cli_gives_the_same_messages_as_the_python_api(tmp_path):
     ]:
         code, _, err = run_cli("compare", "--qrels", qrels, "--run", run, "--run", run, option, value)
         assert code == 2 and err == f"rag-eval: error: {tail}\n", (option, err)
-    code, _, err = run_cli("demo", "--output-dir", tmp_path / "d", "--permutations", "0")
+    code, _, err = run_cli("demo", "--output", tmp_path / "d", "--permutations", "0")
     assert code == 2 and err == "rag-eval: error: --permutations must be a positive integer, got 0\n"
 
 

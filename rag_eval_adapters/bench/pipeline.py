@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..cachedir import default_cache_dir
 from ..modelcalls import resolve_embedder
 from ..progress import progress_bar
 from ..testsets import QUESTION_TYPES, TestCase, TestSet, read_testset
@@ -246,8 +247,9 @@ def run_bench(
         How answers are produced for the first ``settings.e2e_limit`` questions (None: no answers).
     embedder, cache_dir
         The embedder (default: offline E5; a name of ``modelcalls.EMBEDDERS`` such as ``"openai:MODEL"``, an
-        Embedder, or a LlamaIndex / LangChain embedding model) and the folder of its vector cache (default
-        ``output_dir/.cache``).
+        Embedder, or a LlamaIndex / LangChain embedding model) and the folder of its vector cache (default, with
+        an ``output_dir``: the shared cache folder of :func:`rag_eval_adapters.cachedir.default_cache_dir`, keyed
+        by model, so a new report folder embeds nothing already embedded; without: in memory).
     judge : LLMJudge, optional
         Also score the answers for faithfulness and answer correctness (see :mod:`.judging`).
     judge_unlabelled : bool
@@ -280,7 +282,7 @@ def run_bench(
     _unique([c.name for c in chunkers], "chunking")
     e2e = bool(settings.e2e_limit) and answerer is not None and any(c.answer for c in cases)
     rerank_specs = list(rerankers)
-    cache_dir = cache_dir or (Path(output_dir) / ".cache" if output_dir else None)
+    cache_dir = cache_dir or (default_cache_dir() if output_dir else None)  # one folder shared by every run
     vectors = None
     if embedder is not None or e2e or needs_embedder(retrievers, rerank_specs):
         vectors = CachedEmbedder(default_embedder() if embedder is None else resolve_embedder(embedder), cache_dir)

@@ -16,7 +16,7 @@ from ..progress import progress_bar
 from ..testsets import TestCase
 from .chunking import Chunk
 
-__all__ = ["plan_line", "embed_shared", "plural"]
+__all__ = ["plan_line", "embed_shared", "plural", "cache_line"]
 
 EMBED_BATCH = 64
 """Texts embedded (and written to the cache) per step of :func:`embed_shared`."""
@@ -32,10 +32,20 @@ def _texts(chunks: Mapping[str, Sequence[Chunk]], cases: Sequence[TestCase]) -> 
     return passages, list(dict.fromkeys(c.query for c in cases))
 
 
+def cache_line(vectors: Any) -> str:
+    """Where the embedding cache is and what it holds: ``cache PATH (SIZE on disk, N entries)``."""
+    from ..cachedir import describe_size, disk_size
+
+    store = getattr(getattr(vectors, "_cached", None), "cache", None)
+    entries = f", {plural(len(store), 'entry', 'entries')}" if store is not None and hasattr(store, "__len__") else ""
+    return f"cache {vectors.path} ({describe_size(disk_size(vectors.path))} on disk{entries})"
+
+
 def plan_line(chunks: Mapping[str, Sequence[Chunk]], cases: Sequence[TestCase], *, configurations: int,
               retrieval_configurations: int, rerankers: int, dense: bool, vectors: Any, answers: int,
               answerer: str | None) -> str:
-    """One line: questions, chunks, configurations, texts to embed (and cached), scorer and answer calls."""
+    """One line: questions, chunks, configurations, texts to embed (and cached), where the embedding cache is and
+    what it holds, scorer and answer calls."""
     passages, queries = _texts(chunks, cases)
     parts = [f"plan: {plural(len(cases), 'question')}, {plural(len(chunks), 'chunking')} "
              f"({plural(sum(len(c) for c in chunks.values()), 'chunk')}), {plural(configurations, 'configuration')}"]
@@ -44,6 +54,8 @@ def plan_line(chunks: Mapping[str, Sequence[Chunk]], cases: Sequence[TestCase], 
         total = len(passages) + len(queries)
         parts.append(f"to embed for dense retrieval: {plural(total, 'text')} ({len(passages)} chunk texts, "
                      f"{plural(len(queries), 'question')}), {total - missing} of them already cached")
+    if vectors is not None and getattr(vectors, "path", None) is not None:
+        parts.append(cache_line(vectors))
     calls = []
     if rerankers:
         calls.append(f"{plural(rerankers * retrieval_configurations * len(cases), 'reranker call')} "

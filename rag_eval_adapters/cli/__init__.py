@@ -15,7 +15,9 @@
                        with the package), beside trivial baselines and the annotator-vs-annotator ceiling.
 
 Every expected failure (missing file, malformed line, unknown metric, no overlap between run and
-qrels) prints one line ``rag-eval: error: ...`` on stderr and exits with status 2.
+qrels) prints one line ``rag-eval: error: ...`` on stderr and exits with status 2: the commands raise, and
+:func:`main` alone turns an exception into its message and exit status (``_errors.error_message``). Option
+spellings follow one vocabulary (``_vocabulary.CONCEPTS``); an old spelling still works and warns once.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from .. import __version__
-from ._errors import CLIError, one_line
+from ._errors import CLIError, error_message
 from ._progress import progress_enabled
 
 __all__ = ["main", "build_parser", "CLIError", "progress_enabled", "COMMANDS"]
@@ -83,22 +85,14 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None,
         return int(exc.code or 0) if not isinstance(exc.code, str) else 2
     try:
         return args.func(args, stdout, stderr)
-    except CLIError as exc:
-        print(f"rag-eval: error: {exc}", file=stderr)
-        return 2
-    except ImportError as exc:
-        print(f"rag-eval: error: {one_line(str(exc))}; install the command's dependencies with "
-              "pip install 'rag-eval-adapters[cli]'", file=stderr)
-        return 2
-    except (OverflowError, RecursionError, MemoryError) as exc:  # a number or a nesting no input should hold
-        print(f"rag-eval: error: {one_line(str(exc)) or type(exc).__name__}: an input or option value is too large "
-              "or too deeply nested", file=stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("rag-eval: interrupted", file=stderr)
-        return 130
-    except BrokenPipeError:
-        return 0
+    except (Exception, KeyboardInterrupt) as exc:  # one mapping from exceptions to messages: _errors.error_message
+        handled = error_message(exc)
+        if handled is None:
+            raise
+        message, status = handled
+        if message is not None:
+            print(message, file=stderr)
+        return status
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..intervals import INTERVAL_METHODS
 from ..multitest import CORRECTIONS
-from ._errors import CLIError, one_line
+from ._errors import CLIError
 
 
 def add_paired_test_options(parser: argparse.ArgumentParser) -> None:
@@ -49,18 +49,15 @@ def intervals_from_args(report: Any, args: argparse.Namespace, run: str | None =
 
     if not 0.0 < args.confidence < 1.0:
         raise CLIError(f"--confidence must be between 0 and 1 (e.g. 0.95), got {args.confidence}")
-    try:
-        human = None
-        if args.human_labels:
-            labels = read_human_labels(args.human_labels)
-            human = {**labels.get(None, {}), **(labels.get(run, {}) if run is not None else {})}
-            if not human:
-                raise ValueError(f"{args.human_labels}: no label without a run or for run {run!r}")
-        out = report_intervals(report, method=args.ci or "t", confidence=args.confidence)
-        if human:
-            out.update(corrected_means(report, human, confidence=args.confidence))
-    except ValueError as exc:
-        raise CLIError(one_line(str(exc))) from None
+    human = None
+    if args.human_labels:
+        labels = read_human_labels(args.human_labels)
+        human = {**labels.get(None, {}), **(labels.get(run, {}) if run is not None else {})}
+        if not human:
+            raise ValueError(f"{args.human_labels}: no label without a run or for run {run!r}")
+    out = report_intervals(report, method=args.ci or "t", confidence=args.confidence)
+    if human:
+        out.update(corrected_means(report, human, confidence=args.confidence))
     if not args.ci:  # only the corrected metrics
         out = {k: v for k, v in out.items() if v.method.startswith("ppi")}
     return out

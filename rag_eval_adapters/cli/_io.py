@@ -2,20 +2,24 @@
 
 * inputs: TREC, JSONL, CSV/TSV (BEIR qrels) or Parquet, maybe gzip-compressed, or ``-`` for standard
   input (:mod:`rag_eval_adapters.readers`);
-* outputs: ``--output`` and ``--plot`` never name an input file (nor each other), their folder must exist,
-  and the report's format follows the ``--output`` extension unless ``--format`` is given;
+* outputs: ``--output``, ``--plot``, ``--details`` and every cache file (``--cache-dir``, the deprecated
+  ``--cache FILE``, or the default) never name an input file (nor each other), their folder must exist, and the
+  report's format follows the ``--output`` extension unless ``--format`` is given: :func:`check_outputs`, the one
+  check of every command;
 * option values (counts, seeds, cutoffs, the confidence level) are checked first, naming the option;
 * queries that could not be scored make the command fail unless ``--allow-errors``.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from ._errors import CLIError, one_line
+from ._vocabulary import add_deprecated
 
 STDIN = "-"
 FORMAT_BY_SUFFIX = {".json": "json", ".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".html": "html",
@@ -39,8 +43,12 @@ def check_inputs(inputs: Sequence[tuple[str, str]]) -> None:
 
 
 def check_outputs(inputs: Iterable[str], **outputs: str | None) -> None:
-    """Refuse an output (``output=PATH, plot=PATH``) that is an input, another output, a folder or has no folder."""
+    """Refuse an output (``output=PATH, plot=PATH, cache=PATH``, the keyword the option's name) that is an input,
+    another output or a folder, or (not a cache) whose folder does not exist."""
     named = {option: path for option, path in outputs.items() if path}
+    inputs = list(inputs)
+    if named.get("cache_dir"):
+        check_cache_dir(inputs, str(Path(str(named["cache_dir"])).parent))
     seen: dict[str, str] = {}
     for option, path in named.items():
         flag = f"--{option.replace('_', '-')}"
@@ -57,8 +65,54 @@ def check_outputs(inputs: Iterable[str], **outputs: str | None) -> None:
         if target.is_dir():
             raise CLIError(f"{flag} {path} is a folder: give a file name")
         parent = target.parent
-        if not parent.is_dir():
+        if not parent.is_dir() and not option.startswith("cache"):  # a cache's folder is made when it opens
             raise CLIError(f"{flag} {path}: the folder {parent} does not exist; create it first")
+
+
+def check_cache_dir(inputs: Iterable[str | None], cache_dir: str | None) -> None:
+    """Refuse a ``--cache-dir`` that is a file, or an input folder or a folder inside one (the caches would be
+    written into an input)."""
+    if not cache_dir:
+        return
+    target = Path(cache_dir)
+    if target.exists() and not target.is_dir():
+        raise CLIError(f"--cache-dir {cache_dir} is a file, not a folder: give a folder for the caches")
+    resolved = target.resolve()
+    for given in inputs:
+        if not given or given == STDIN:
+            continue
+        source = Path(given).resolve()
+        if source.is_dir() and (resolved == source or source in resolved.parents):
+            raise CLIError(f"--cache-dir {cache_dir} is inside the input folder {given}; the caches would be written "
+                           "into it: give another folder")
+
+
+def add_cache_options(parser: argparse.ArgumentParser, *, what: str, default: str, no_cache: bool = False) -> None:
+    """Add ``--cache-dir DIR`` (where ``what`` is cached; ``default`` says where without it), ``--cache FILE``
+    (its deprecated spelling: that one file) and, with ``no_cache``, ``--no-cache``."""
+    parser.add_argument("--cache-dir", metavar="DIR", help=f"the folder of every cache: {what} (default {default})")
+    add_deprecated(parser, "--cache", "--cache-dir", dest="cache", default=None, metavar="FILE")
+    if no_cache:
+        parser.add_argument("--no-cache", action="store_true", help="keep no cache (a re-run pays again)")
+
+
+def cache_file(args: Any, name: str, default: str | os.PathLike[str] | None = None) -> str | None:
+    """The cache file a command uses: none with ``--no-cache``; the deprecated ``--cache FILE``; ``name`` in
+    ``--cache-dir``; else ``default`` (None: no file, an in-memory cache)."""
+    if getattr(args, "no_cache", False):
+        return None
+    if getattr(args, "cache", None):
+        return str(args.cache)
+    if getattr(args, "cache_dir", None):
+        return str(Path(args.cache_dir) / name)
+    return str(default) if default else None
+
+
+def cache_output(args: Any, name: str, default: str | os.PathLike[str] | None = None) -> dict[str, str | None]:
+    """``{option: cache file}`` for :func:`check_outputs`, the option the one the user gave (``cache_dir`` or
+    ``cache``), so a refusal names it."""
+    option = "cache_dir" if getattr(args, "cache_dir", None) and not getattr(args, "cache", None) else "cache"
+    return {option: cache_file(args, name, default)}
 
 
 def _same_file(a: Path, b: Path) -> bool:

@@ -22,7 +22,7 @@ def as_list(value: Any) -> list:
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
-def load_qrels(path: str) -> dict[str, dict[str, int]]:
+def load_qrels(path: str) -> dict[Any, dict[Any, int]]:
     """Read qrels from TREC, JSONL, CSV/TSV (BEIR) or Parquet, maybe gzipped, ``-`` for stdin; raises CLIError."""
     qrels = read_input(path, "qrels")
     if not qrels:
@@ -30,7 +30,7 @@ def load_qrels(path: str) -> dict[str, dict[str, int]]:
     return qrels
 
 
-def load_run(path: str) -> dict[str, Any]:
+def load_run(path: str) -> dict[Any, Any]:
     """Read a run from TREC, JSONL, CSV or Parquet (``query_id, doc_id, score|rank``), ``-`` for stdin; raises CLIError."""
     return read_input(path, "run")
 

@@ -14,7 +14,16 @@ from typing import Any, TextIO
 from ._budget import add_budget_options
 from ._errors import CLIError, one_line
 from ._intervals import add_interval_options, intervals_from_args
-from ._io import check_count, check_inputs, check_outputs, fail_on_errors, output_format
+from ._io import (
+    add_cache_options,
+    cache_file,
+    cache_output,
+    check_count,
+    check_inputs,
+    check_outputs,
+    fail_on_errors,
+    output_format,
+)
 from ._models import add_embedder_options, add_judge_options, embedder_from_args, judge_llm
 from ._output import FORMATS, check_plot_path, emit, emit_page, plot, print_rich, with_groups
 from ._progress import is_tty, progress_enabled
@@ -38,7 +47,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_embedder_options(p, what="semantic_similarity")
     add_judge_options(p, model_help="the judge of the judged metrics (faithfulness...), e.g. gpt-4o-mini; its "
                                     "replies are cached in PREDICTIONS.judge-cache.sqlite")
-    p.add_argument("--cache", metavar="FILE", help="SQLite file caching embeddings across runs")
+    add_cache_options(p, what="the embeddings of semantic_similarity, in DIR/embeddings.sqlite",
+                      default="the shared cache folder: $RAG_EVAL_CACHE_DIR, else $XDG_CACHE_HOME/rag-eval-adapters, "
+                              "else ~/.cache/rag-eval-adapters")
     p.add_argument("--group-by", metavar="FIELD", help="also show means, counts and 95%% CIs per value of FIELD")
     p.add_argument("--per-query", action="store_true", help="also list every answer, worst first")
     p.add_argument("--sort-by", metavar="METRIC", help="metric that orders --per-query (default the first)")
@@ -91,21 +102,24 @@ def _load(args: argparse.Namespace) -> tuple[list[dict], int]:
 
 def cmd_answers(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from ..answers import evaluate_answers
+    from ..cachedir import default_cache_dir
 
     check_plot_path(args.plot)
     check_count(args.limit, "--limit")
     inputs = [(args.predictions, "predictions")] + ([(args.references, "references")] if args.references else [])
     inputs += [(args.human_labels, "human labels")] if args.human_labels else []
     check_inputs(inputs)
-    check_outputs([path for path, _ in inputs], output=args.output, plot=args.plot, cache=args.cache)
+    cache_default = default_cache_dir() / "embeddings.sqlite"
+    check_outputs([path for path, _ in inputs], output=args.output, plot=args.plot,
+                  **cache_output(args, "embeddings.sqlite", cache_default))
     args.format = output_format(args.format, args.output)
     metrics = _metrics(args.metric)
     records, unmatched = _load(args)
     embedder = embedder_from_args(args.embedder, args.base_url) if any(m.needs_embedder for m in metrics) else None
     judge = _judge(metrics, args, stderr)
     try:
-        report = evaluate_answers(records, metrics, embedder, cache=args.cache, progress=progress_enabled(stderr),
-                                  judge=judge)
+        report = evaluate_answers(records, metrics, embedder, cache=cache_file(args, "embeddings.sqlite", cache_default),
+                                  progress=progress_enabled(stderr), judge=judge)
     except (TypeError, ValueError) as exc:
         raise CLIError(one_line(str(exc))) from None
     if unmatched:

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ._budget import add_budget_options, announce_judging, print_estimate
-from ._errors import CLIError, one_line
+from ._errors import CLIError
 from ._intervals import add_interval_options, add_paired_test_options
-from ._io import MAX_RESAMPLES, check_confidence, check_count
+from ._io import MAX_RESAMPLES, check_cache_dir, check_confidence, check_count
 from ._metrics import parse_ks
-from ._models import add_llm_options, judge_llm, llm_from_args
+from ._models import add_judge_options, add_llm_options, judge_from_args, llm_from_args
 from ._progress import progress_enabled
 
 
@@ -56,14 +56,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--judge-unlabelled", action="store_true",
                    help="with --judge-model: grade (0-3) the retrieved chunks no evidence span labels, and score "
                         "on the completed judgments (each keeps its source; judged@k shows the coverage)")
-    p.add_argument("--judge-model", metavar="M", help="the judge model (default --llm-model)")
-    p.add_argument("--judge-base-url", metavar="URL", help="the judge's OpenAI-compatible server (default --llm-base-url)")
+    add_judge_options(p, model_help="the judge model (default --llm-model)", llm_fallback=True)
     add_paired_test_options(p)
     add_interval_options(p, labels_help="JSONL of human labels for some questions ({query_id, run (a "
                                         "configuration, e.g. s256o32/bm25; none: every one), <metric>: value}): "
                                         "each labelled metric's mean (retrieval or answer metric) is also given "
                                         "corrected with them (PPI++), with its interval and the number of labels")
-    p.add_argument("--cache-dir", metavar="DIR", help="embedding cache (default OUTPUT/.cache)")
+    p.add_argument("--cache-dir", metavar="DIR",
+                   help="the folder of every cache: embeddings, judge, answer and generation replies (default: "
+                        "the embeddings in the shared cache folder, $RAG_EVAL_CACHE_DIR, else "
+                        "$XDG_CACHE_HOME/rag-eval-adapters, else ~/.cache/rag-eval-adapters; the replies in "
+                        "OUTPUT/.cache)")
     p.add_argument("--output", "-o", required=True, metavar="DIR",
                    help="report folder (not inside the documents folder; one holding a report needs --force)")
     p.add_argument("--force", action="store_true",
@@ -95,6 +98,7 @@ def _check_args(args: argparse.Namespace) -> None:
         path = Path(given).resolve()
         if path == out or path in written or path.parent.name in ("runs", "qrels", "charts") and path.parent.parent == out:
             raise CLIError(f"--output {args.output} would write over the input {given}; write the report elsewhere")
+    check_cache_dir([args.documents, args.testset, args.human_labels], args.cache_dir)
     check_count(args.permutations, "--permutations", maximum=MAX_RESAMPLES)
     check_confidence(args.confidence)
     if args.human_labels and args.human_labels != "-" and not Path(args.human_labels).is_file():
@@ -113,12 +117,9 @@ def _check_chunkings_and_output(args: argparse.Namespace) -> None:
     from ..bench import parse_chunking
     from ..bench.inputs import check_output_location
 
-    try:
-        for spec in args.chunking or ():
-            parse_chunking(spec)
-        check_output_location(args.documents, args.output)
-    except ValueError as exc:
-        raise CLIError(one_line(str(exc))) from None
+    for spec in args.chunking or ():
+        parse_chunking(spec)
+    check_output_location(args.documents, args.output)
     out = Path(args.output)
     if any((out / name).exists() for name in REPORT_FILES) and not args.force:
         raise CLIError(f"--output {args.output} already holds a report; give --force to replace it (its cache is "
@@ -137,8 +138,7 @@ def _judge(args: argparse.Namespace) -> Any:
         return None
     from ..judges import LLMJudge
 
-    llm = judge_llm(args.judge_model or args.llm_model, args.judge_base_url or args.llm_base_url, args.llm_api_key_env)
-    return announce_judging(LLMJudge(llm, cache=_cache_file(args, "judge.sqlite")))  # says each batch's cost first
+    return announce_judging(LLMJudge(judge_from_args(args), cache=_cache_file(args, "judge.sqlite")))  # says each batch's cost first
 
 
 def _answerer(args: argparse.Namespace) -> Any:
@@ -172,7 +172,7 @@ def _generate(args: argparse.Namespace, chunking: str, stderr: TextIO) -> str:
 def cmd_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from ..bench import DEFAULT_RERANKERS, DEFAULT_RETRIEVERS, BenchSettings, run_bench
     from ..bench.console import print_summary
-    from ..modelcalls import CacheError, ModelCallError
+    from ..cachedir import resolve_cache_dir
 
     _check_args(args)
     if Path(args.documents).is_dir():  # files not read are never silent: say how many were read and skipped, why
@@ -188,23 +188,17 @@ def cmd_bench(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     def log(line: str) -> None:
         print(f"rag-eval: {line}", file=stderr, flush=True)
 
-    try:
-        if args.generate:
-            args.testset = _generate(args, (args.chunking or ["256:32"])[0], stderr)
-        settings = BenchSettings(ks=tuple(parse_ks(args.k) or (1, 3, 5, 10, 20)), candidates=args.candidates,
-                                 eval_mode=args.eval_mode, e2e_limit=0 if args.skip_e2e else args.e2e_limit,
-                                 permutations=args.permutations, correction=args.correction, ci=args.ci,
-                                 confidence=args.confidence)
-        result = run_bench(args.documents, args.testset, chunkings=args.chunking or ["256:32", "512:64"],
-                           retrievers=args.retriever or DEFAULT_RETRIEVERS, rerankers=args.rerank or DEFAULT_RERANKERS,
-                           settings=settings, answerer=_answerer(args), output_dir=args.output,
-                           cache_dir=args.cache_dir, show_progress=shown, log=log,
-                           judge=_judge(args), judge_unlabelled=args.judge_unlabelled,
-                           human_labels=args.human_labels)
-    except (ValueError, TypeError, ModelCallError, CacheError) as exc:
-        raise CLIError(one_line(str(exc))) from None
-    except OSError as exc:
-        raise CLIError(f"{getattr(exc, 'filename', '') or ''} {exc.strerror or exc}".strip()) from None
+    if args.generate:
+        args.testset = _generate(args, (args.chunking or ["256:32"])[0], stderr)
+    settings = BenchSettings(ks=tuple(parse_ks(args.k) or (1, 3, 5, 10, 20)), candidates=args.candidates,
+                             eval_mode=args.eval_mode, e2e_limit=0 if args.skip_e2e else args.e2e_limit,
+                             permutations=args.permutations, correction=args.correction, ci=args.ci,
+                             confidence=args.confidence)
+    result = run_bench(args.documents, args.testset, chunkings=args.chunking or ["256:32", "512:64"],
+                       retrievers=args.retriever or DEFAULT_RETRIEVERS, rerankers=args.rerank or DEFAULT_RERANKERS,
+                       settings=settings, answerer=_answerer(args), output_dir=args.output,
+                       cache_dir=resolve_cache_dir(args.cache_dir), show_progress=shown, log=log,
+                       judge=_judge(args), judge_unlabelled=args.judge_unlabelled, human_labels=args.human_labels)
     print_summary(result, stdout)
     print(f"rag-eval: report written to {Path(args.output).resolve()}; read it in "
           f"{Path(args.output).resolve() / 'report.html'}", file=stderr)

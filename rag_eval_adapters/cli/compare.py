@@ -12,7 +12,7 @@ from typing import Any, TextIO
 from ..compare import CI_TOLERANCE, EXCEEDANCES
 from ..intervals import INTERVAL_METHODS
 from ..multitest import CORRECTIONS
-from ._errors import CLIError, one_line
+from ._errors import CLIError
 from ._io import MAX_RESAMPLES, check_count, check_resampling, fail_on_errors
 from ._output import check_plot_path, emit, emit_page, plot, print_rich
 from ._progress import Steps, is_tty, progress_enabled
@@ -80,26 +80,23 @@ def cmd_compare(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int
         t = steps.task("reading files", total=1 + len(args.run))
         qrels = load_qrels(args.qrels)
         steps.advance(t)
-        runs = {}
+        runs: dict[str, Any] = {}
         for name, path in zip(names, args.run, strict=False):
             runs[name] = load_run(path)
             steps.advance(t)
         for name, run in runs.items():
             reports[name] = score_run(qrels, run, metrics, args.relevance_level, name, steps)
         t = steps.task("significance tests", total=1)
-        try:
-            comparison = compare_reports(
-                reports, n_permutations=args.permutations, n_bootstrap=args.bootstrap,
-                confidence=args.confidence, seed=args.seed, correction=args.correction,
-                exceedances=None if args.every_draw else args.exceedances,
-                ci_tolerance=None if args.every_draw else args.ci_tolerance,
-            )
-            if args.human_labels:
-                comparison = _with_human_labels(comparison, reports, args)
-            if args.ci:
-                comparison = _with_intervals(comparison, reports, args)
-        except ValueError as exc:
-            raise CLIError(one_line(str(exc))) from None
+        comparison = compare_reports(
+            reports, n_permutations=args.permutations, n_bootstrap=args.bootstrap,
+            confidence=args.confidence, seed=args.seed, correction=args.correction,
+            exceedances=None if args.every_draw else args.exceedances,
+            ci_tolerance=None if args.every_draw else args.ci_tolerance,
+        )
+        if args.human_labels:
+            comparison = _with_human_labels(comparison, reports, args)
+        if args.ci:
+            comparison = _with_intervals(comparison, reports, args)
         steps.finish(t)
     if fmt == "html":
         page = report_page(reports, title=f"rag-eval compare: {' vs '.join(comparison.runs)}", comparison=comparison,

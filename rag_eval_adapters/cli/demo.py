@@ -9,18 +9,22 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from ._errors import CLIError, one_line
 from ._intervals import add_ci_options, add_paired_test_options
 from ._progress import progress_enabled
+from ._vocabulary import add_deprecated
 
 
 def add_arguments(dm: argparse.ArgumentParser) -> None:
     """The options of ``rag-eval demo``."""
-    dm.add_argument("--output-dir", default="rag_eval_report", metavar="DIR",
+    dm.add_argument("--output", "-o", default="rag_eval_report", metavar="DIR",
                     help="folder for the report (default ./rag_eval_report)")
+    add_deprecated(dm, "--output-dir", "--output", dest="output", metavar="DIR")
     add_paired_test_options(dm)
     add_ci_options(dm)
-    dm.add_argument("--cache-dir", metavar="DIR", help="embedding cache (default OUTPUT_DIR/.cache)")
+    dm.add_argument("--cache-dir", metavar="DIR",
+                    help="the folder of every cache: the embeddings (default the shared cache folder: "
+                         "$RAG_EVAL_CACHE_DIR, else $XDG_CACHE_HOME/rag-eval-adapters, else "
+                         "~/.cache/rag-eval-adapters)")
     dm.set_defaults(func=cmd_demo)
 
 
@@ -30,12 +34,7 @@ def cmd_demo(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
     check_count(args.permutations, "--permutations", maximum=MAX_RESAMPLES)
     check_confidence(args.confidence)
-    try:
-        run_demo(output_dir=args.output_dir, stdout=stdout, stderr=stderr, show_progress=progress_enabled(stderr),
-                 permutations=args.permutations, cache_dir=args.cache_dir, correction=args.correction,
-                 ci=args.ci, confidence=args.confidence)
-    except (ValueError, TypeError) as exc:
-        raise CLIError(one_line(str(exc))) from None
-    except OSError as exc:
-        raise CLIError(f"cannot write the report: {exc.strerror or exc}") from None
+    run_demo(output_dir=args.output, stdout=stdout, stderr=stderr, show_progress=progress_enabled(stderr),
+             permutations=args.permutations, cache_dir=args.cache_dir, correction=args.correction,
+             ci=args.ci, confidence=args.confidence)
     return 0

@@ -2,7 +2,7 @@
 
 Sample chunks, ask an OpenAI-compatible LLM for literal, paraphrase and scenario questions with a verbatim evidence
 quote, and write one case a line (JSONL) with the relevant chunk ids. Re-running with the same --output resumes;
---cache makes a re-run free.
+--cache-dir makes a re-run free.
 """
 
 from __future__ import annotations
@@ -13,19 +13,21 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ._budget import add_budget_options, print_estimate
-from ._errors import CLIError, one_line
-from ._io import check_count, check_outputs
+from ._errors import CLIError
+from ._io import add_cache_options, cache_file, cache_output, check_count, check_outputs
 from ._models import add_llm_options, llm_from_args
 from ._progress import progress_enabled
+from ._vocabulary import add_deprecated
 
 
 def add_arguments(gp: argparse.ArgumentParser) -> None:
     """The options of ``rag-eval generate``."""
-    gp.add_argument("--corpus", required=True, metavar="PATH",
+    gp.add_argument("--documents", dest="corpus", metavar="PATH",
                     help="a JSONL of chunks (chunk_id, text[, doc_id, start]) or of documents (doc_id, text), or a "
                          "folder of .txt, .md, .rst, .html files (and .pdf, .docx... with llama-index-readers-file "
                          "installed), chunked with LlamaIndex's SentenceSplitter; the files read and skipped are "
-                         "counted")
+                         "counted (required)")
+    add_deprecated(gp, "--corpus", "--documents", dest="corpus", metavar="PATH")
     gp.add_argument("--samples", type=int, default=30, metavar="N", help="cases to generate (default 30)")
     gp.add_argument("--types", default="literal,paraphrase,scenario", metavar="LIST",
                     help="question types, comma-separated (default literal,paraphrase,scenario)")
@@ -41,9 +43,10 @@ def add_arguments(gp: argparse.ArgumentParser) -> None:
     gp.add_argument("--timeout", type=float, default=120.0, metavar="S", help="seconds per request (default 120)")
     gp.add_argument("--price-input", type=float, metavar="P", help="price per million input tokens, for the cost")
     gp.add_argument("--price-output", type=float, default=0.0, metavar="P", help="price per million output tokens")
-    gp.add_argument("--cache", metavar="FILE", help="SQLite cache of model replies (a re-run costs nothing)")
+    add_cache_options(gp, what="the model's replies, in DIR/generate.sqlite (a re-run costs nothing)",
+                      default="none; a re-run with the same --output resumes")
     gp.add_argument("--dry-run", action="store_true", help="estimate calls, tokens and cost; call nothing")
-    gp.add_argument("--output", metavar="FILE", help="the test set JSONL (required unless --dry-run)")
+    gp.add_argument("--output", "-o", metavar="FILE", help="the test set JSONL (required unless --dry-run)")
     gp.set_defaults(func=cmd_generate)
     add_budget_options(gp)  # --max-cost, --max-calls: after func, which it runs under the limits
 
@@ -63,21 +66,18 @@ def _read_jsonl(path: Path) -> tuple[list[dict], dict[str, str]]:
     from ..jsonl import read_jsonl_objects
 
     chunks, documents = [], {}
-    try:
-        for number, row in read_jsonl_objects(path):
-            where = f"{path}:{number}"
-            if not isinstance(row.get("text"), str):
-                raise CLIError(f"{where}: expected an object with a 'text' string")
-            if "chunk_id" in row:
-                chunks.append(row)
-            elif isinstance(row.get("doc_id", row.get("id")), str):
-                documents[row.get("doc_id", row.get("id"))] = row["text"]
-            else:
-                raise CLIError(f"{where}: give 'chunk_id' (a chunk) or 'doc_id' (a document)")
-            if chunks and documents:
-                raise CLIError(f"{where}: the file mixes chunks and documents; use one kind")
-    except ValueError as exc:
-        raise CLIError(one_line(str(exc))) from None
+    for number, row in read_jsonl_objects(path):
+        where = f"{path}:{number}"
+        if not isinstance(row.get("text"), str):
+            raise CLIError(f"{where}: expected an object with a 'text' string")
+        if "chunk_id" in row:
+            chunks.append(row)
+        elif isinstance(row.get("doc_id", row.get("id")), str):
+            documents[str(row.get("doc_id", row.get("id")))] = row["text"]
+        else:
+            raise CLIError(f"{where}: give 'chunk_id' (a chunk) or 'doc_id' (a document)")
+        if chunks and documents:
+            raise CLIError(f"{where}: the file mixes chunks and documents; use one kind")
     return chunks, documents
 
 
@@ -113,32 +113,31 @@ def load_corpus(path: str, chunk_size: int, chunk_overlap: int) -> tuple[list[di
 
 
 def cmd_generate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    from ..modelcalls import CacheError, ModelCallError, Prices
+    from ..modelcalls import Prices
     from ..testsets import describe_shortfall, generate_testset
 
     _check_numbers(args)
+    if not args.corpus:
+        raise CLIError("give --documents PATH: the chunks or documents to write questions about")
     if not args.output and not args.dry_run:
         raise CLIError("give --output FILE for the test set (or --dry-run to estimate only)")
     if args.output and Path(args.output).resolve() == Path(args.corpus).resolve():
         raise CLIError(f"--output {args.output!r} is the corpus; choose another file")
-    check_outputs([args.corpus], output=args.output, cache=args.cache)
+    check_outputs([args.corpus], output=args.output, **cache_output(args, "generate.sqlite"))
     # the key is checked before the corpus is read (a large corpus is not read for nothing)
     llm = llm_from_args(args, require_key=not args.dry_run, temperature=args.temperature, timeout=args.timeout)
     chunks, reading = load_corpus(args.corpus, args.chunk_size, args.chunk_overlap)
     line = reading.pop("line") if reading is not None else None
     if reading is not None and reading["skipped"]:  # files not read are never silent
         print(f"rag-eval: documents: {line}", file=stderr)
-    try:
-        prices = Prices(args.price_input, args.price_output) if args.price_input is not None else None
-        options = dict(samples=args.samples, types=args.types, per_chunk=args.per_chunk, seed=args.seed,
-                       max_concurrency=args.max_concurrency, cache=args.cache, output=args.output, prices=prices,
-                       timeout=args.timeout, min_chunk_chars=args.min_chunk_chars)
-        if not args.dry_run:  # what it will cost, said before anything is sent
-            print_estimate(f"generate ({llm.name})", generate_testset(chunks, llm, dry_run=True, **options).summary,
-                           stderr)
-        testset = generate_testset(chunks, llm, dry_run=args.dry_run, progress=progress_enabled(stderr), **options)
-    except (ValueError, TypeError, CacheError, ModelCallError) as exc:
-        raise CLIError(one_line(str(exc))) from None
+    prices = Prices(args.price_input, args.price_output) if args.price_input is not None else None
+    options = dict(samples=args.samples, types=args.types, per_chunk=args.per_chunk, seed=args.seed,
+                   max_concurrency=args.max_concurrency, cache=cache_file(args, "generate.sqlite"), output=args.output,
+                   prices=prices, timeout=args.timeout, min_chunk_chars=args.min_chunk_chars)
+    if not args.dry_run:  # what it will cost, said before anything is sent
+        print_estimate(f"generate ({llm.name})", generate_testset(chunks, llm, dry_run=True, **options).summary,
+                       stderr)
+    testset = generate_testset(chunks, llm, dry_run=args.dry_run, progress=progress_enabled(stderr), **options)
     summary = testset.summary
     if reading is not None:
         summary["documents"] = reading

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 from ._budget import add_budget_options, print_estimate
 from ._errors import CLIError, one_line
-from ._io import check_count, check_inputs, check_outputs, output_format
+from ._io import add_cache_options, cache_file, cache_output, check_count, check_inputs, check_outputs, output_format
 from ._models import add_judge_options, judge_llm
 from ._output import FORMATS, emit, emit_page, with_groups
 from ._progress import progress_enabled
@@ -32,9 +32,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "comma-separated; default faithfulness)")
     add_judge_options(p, required=True, model_help="the judge model, e.g. gpt-4o-mini")
     p.add_argument("--answer-model", metavar="M", help="the model that wrote the answers (warns when it is the judge)")
-    p.add_argument("--cache", metavar="FILE",
-                   help="SQLite file of the judge's replies (default: FILE.judge-cache.sqlite beside the input)")
-    p.add_argument("--no-cache", action="store_true", help="keep no cache (a re-run pays again)")
+    add_cache_options(p, what="the judge's replies, in DIR/judge.sqlite", no_cache=True,
+                      default="INPUT.judge-cache.sqlite beside the input")
     p.add_argument("--max-concurrency", type=int, default=8, metavar="N", help="calls in flight (default 8)")
     p.add_argument("--max-per-second", type=float, metavar="R", help="start at most R calls per second")
     p.add_argument("--max-retries", type=int, default=4, metavar="N", help="retries of 429/5xx/timeouts (default 4)")
@@ -81,10 +80,15 @@ def _judge(args: argparse.Namespace, stderr: TextIO) -> Any:
     llm = judge_llm(args.judge_model, args.judge_base_url, args.judge_api_key_env, require_key=not args.dry_run,
                     timeout=args.timeout)
     prices = Prices(args.price_input, args.price_output) if args.price_input is not None else None
-    cache = None if args.no_cache else (args.cache or f"{args.input}.judge-cache.sqlite")
+    cache = cache_file(args, "judge.sqlite", _default_cache(args))
     return LLMJudge(llm, cache=cache, max_concurrency=args.max_concurrency, max_per_second=args.max_per_second,
                     max_retries=args.max_retries, timeout=args.timeout, prices=prices, seed=args.seed,
                     structured=args.structured, progress=progress_enabled(stderr))
+
+
+def _default_cache(args: argparse.Namespace) -> str:
+    """The judge's cache without ``--cache-dir``: beside the input (``INPUT.judge-cache.sqlite``)."""
+    return f"{args.input}.judge-cache.sqlite"
 
 
 def cmd_judge(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
@@ -93,19 +97,17 @@ def cmd_judge(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     check_count(args.max_concurrency, "--max-concurrency")
     check_count(args.max_retries, "--max-retries", minimum=0)
     check_inputs([(args.input, "input")])
-    check_outputs([args.input], output=args.output, details=args.details)
+    check_outputs([args.input], output=args.output, details=args.details,
+                  **cache_output(args, "judge.sqlite", _default_cache(args)))
     args.format = output_format(args.format, args.output)
     metrics = [n.strip() for item in (args.metric or DEFAULT_JUDGE_METRICS) for n in item.split(",") if n.strip()]
     records = _records(args.input)
-    try:
-        judge = _judge(args, stderr)
-        if args.dry_run:
-            return _dry_run(judge, metrics, records, args, stdout, stderr)
-        with contextlib.suppress(TypeError, ValueError):  # a bad metric or record: judge_answers says which
-            print_estimate(f"judge {judge.name}", _estimates(judge, metrics, records)[1], stderr)
-        report = judge_answers(records, metrics, judge, answer_model=args.answer_model)
-    except (TypeError, ValueError) as exc:
-        raise CLIError(one_line(str(exc))) from None
+    judge = _judge(args, stderr)
+    if args.dry_run:
+        return _dry_run(judge, metrics, records, args, stdout, stderr)
+    with contextlib.suppress(TypeError, ValueError):  # a bad metric or record: judge_answers says which
+        print_estimate(f"judge {judge.name}", _estimates(judge, metrics, records)[1], stderr)
+    report = judge_answers(records, metrics, judge, answer_model=args.answer_model)
     grouped = None
     if args.group_by:
         if not any(args.group_by in a for a in report.attributes.values()):

@@ -13,9 +13,19 @@ from typing import Any, TextIO
 
 from ._budget import add_budget_options, announce_judging
 from ._errors import CLIError, one_line
-from ._io import check_confidence, check_count, check_inputs, check_outputs, output_format
+from ._io import (
+    add_cache_options,
+    cache_file,
+    cache_output,
+    check_confidence,
+    check_count,
+    check_inputs,
+    check_outputs,
+    output_format,
+)
 from ._models import add_embedder_options, add_judge_options, embedder_from_args, judge_llm
 from ._output import emit
+from ._vocabulary import add_deprecated
 
 BUILTINS = ("ragchecker",)
 DEFAULT_METRICS = ("token_f1",)
@@ -33,9 +43,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     source.add_argument("--scores", metavar="FILE",
                         help="any scorer's values already computed, JSONL {query_id, <scorer>: value, ...} "
                              "(a judge, an answer or retrieval metric), against --labels")
-    p.add_argument("--labels", metavar="FILE",
+    p.add_argument("--human-labels", dest="labels", metavar="FILE",
                    help="with --scores: human labels, JSONL {query_id, <label>: value, ...}; text fields (e.g. "
                         "domain) can group the results with --group-by")
+    add_deprecated(p, "--labels", "--human-labels", dest="labels", metavar="FILE")
     p.add_argument("--kind", choices=("pointwise", "pairwise"), default="pointwise",
                    help="with --scores: pointwise grades (default) or pairwise preferences on -2..2 (the scores "
                         "are then each scorer's difference, answer 2 - answer 1)")
@@ -43,18 +54,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-m", "--metric", action="append", metavar="METRIC",
                    help="an answer metric to measure: exact_match, token_f1, rouge_l, semantic_similarity "
                         "(offline E5) or any name of `rag-eval answers` (repeatable or comma-separated; "
-                        "default token_f1)")
-    p.add_argument("--judge", action="append", metavar="METRIC",
-                   help="also measure an LLM judge (--judge-model) as one more scorer: answer_correctness "
-                        "(claim F1 against the reference answer; _precision, _recall its parts); repeatable. A "
-                        "question the judge cannot score (refusal, invalid output, failed call) is dropped for it "
-                        "and counted")
-    add_judge_options(p, model_help="the judge model for --judge (a model name, or openai:MODEL)")
-    p.add_argument("--cache", metavar="FILE",
-                   help="SQLite file of the judge's replies, so nothing paid for is lost and a re-run calls nothing "
-                        "(default: DATA.judge-cache.sqlite beside --data, ragchecker.judge-cache.sqlite in the "
-                        "current folder for --builtin)")
-    p.add_argument("--no-cache", action="store_true", help="keep no cache of the judge's replies (a re-run pays again)")
+                        "default token_f1); or a judged metric, measuring the LLM judge of --judge-model as one more "
+                        "scorer: answer_correctness (claim F1 against the reference answer; _precision, _recall its "
+                        "parts). A question the judge cannot score (refusal, invalid output, failed call) is dropped "
+                        "for it and counted")
+    add_deprecated(p, "--judge", "-m/--metric", dest="judge", action="append", default=None, metavar="METRIC")
+    add_judge_options(p, model_help="the judge model for a judged -m metric (a model name, or openai:MODEL)")
+    add_cache_options(p, what="the judge's replies, in DIR/judge.sqlite (nothing paid for is lost; a re-run calls "
+                              "nothing)", no_cache=True,
+                      default="DATA.judge-cache.sqlite beside --data, ragchecker.judge-cache.sqlite in the current "
+                              "folder for --builtin")
     p.add_argument("--label", action="append", metavar="LABEL",
                    help="the human labels to test against (repeatable; default all: correctness, completeness, "
                         "overall)")
@@ -74,14 +83,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_budget_options(p)  # --max-cost, --max-calls: after func, which it runs under the limits
 
 
+def _split_metrics(args: argparse.Namespace) -> None:
+    """Move the judged names of ``-m`` (and of the deprecated ``--judge``) into ``args.judge``; ``args.metric``
+    keeps the answer metrics (default token_f1, beside the judged ones too)."""
+    from ..judges import is_judged_metric
+
+    given = [n.strip() for item in (args.metric or ()) for n in item.split(",") if n.strip()]
+    judged = [n.strip() for item in (args.judge or ()) for n in item.split(",") if n.strip()]
+    judged += [n for n in given if is_judged_metric(n)]
+    args.judge = list(dict.fromkeys(judged)) or None
+    args.metric = [n for n in given if not is_judged_metric(n)] or list(DEFAULT_METRICS)
+
+
 def _scorers(args: argparse.Namespace) -> dict[str, Any]:
     from ..agreement import AnswerScorer
     from ..answers import parse_answer_metrics
-    names = [n.strip() for item in (args.metric or DEFAULT_METRICS) for n in item.split(",") if n.strip()]
-    try:
-        metrics = parse_answer_metrics(names)
-    except (TypeError, ValueError) as exc:
-        raise CLIError(one_line(str(exc))) from None
+    names = list(args.metric or ())
+    metrics = parse_answer_metrics(names)
     embedder = embedder_from_args(args.embedder, args.base_url) if any(m.needs_embedder for m in metrics) else None
     scorers: dict[str, Any] = {m.key: AnswerScorer(m, embedder) for m in metrics}
     if args.judge:
@@ -90,10 +108,10 @@ def _scorers(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _judge_cache(args: argparse.Namespace) -> str | None:
-    """The SQLite file of the judge's replies (``--cache``, else beside ``--data``, else in the current folder)."""
-    if args.no_cache:
-        return None
-    return args.cache or (f"{args.data}.judge-cache.sqlite" if args.data else "ragchecker.judge-cache.sqlite")
+    """The SQLite file of the judge's replies (in ``--cache-dir``, else beside ``--data``, else in the current
+    folder; the deprecated ``--cache FILE`` that file; none with ``--no-cache``)."""
+    return cache_file(args, "judge.sqlite",
+                      f"{args.data}.judge-cache.sqlite" if args.data else "ragchecker.judge-cache.sqlite")
 
 
 def _judges(args: argparse.Namespace) -> dict[str, Any]:
@@ -101,15 +119,16 @@ def _judges(args: argparse.Namespace) -> dict[str, Any]:
     from ..agreement import JudgeScorer
     from ..judges import LLMJudge
 
-    names = list(dict.fromkeys(n.strip() for item in args.judge for n in item.split(",") if n.strip()))
+    names = list(args.judge)
     if not args.judge_model:
-        raise CLIError("--judge needs a judge: give --judge-model (and --judge-base-url for a local server)")
+        raise CLIError(f"-m {names[0]} is judged by an LLM: give --judge-model (and --judge-base-url for a local "
+                       "server)")
     judge = announce_judging(LLMJudge(judge_llm(args.judge_model, args.judge_base_url, args.judge_api_key_env),
                                       cache=_judge_cache(args)))  # says each batch's cost before it is sent
     try:
         scorers = [JudgeScorer(judge, name) for name in names]
     except ValueError as exc:
-        raise CLIError(f"--judge: {one_line(str(exc))}") from None
+        raise CLIError(f"-m: {one_line(str(exc))}") from None
     return {s.name: s for s in scorers}
 
 
@@ -127,17 +146,21 @@ def cmd_meta_eval(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
     if unknown or not statistics:
         raise CLIError(f"--statistic {unknown[0] if unknown else ''}: choose from {', '.join(STATISTICS)}")
     if args.scores and not args.labels:
-        raise CLIError("--scores needs --labels FILE (the human labels to measure the scores against)")
+        raise CLIError("--scores needs --human-labels FILE (the human labels to measure the scores against)")
     if not args.scores and (args.labels or args.group_by):
-        raise CLIError("--labels and --group-by go with --scores FILE")
+        raise CLIError("--human-labels and --group-by go with --scores FILE")
     inputs = [(args.data, "judgements")] if args.data else []
     inputs += [(args.scores, "scores"), (args.labels, "labels")] if args.scores else []
     check_inputs(inputs)
-    if not args.judge and (args.judge_model or args.judge_base_url or args.cache):
-        raise CLIError("--judge-model, --judge-base-url and --cache go with --judge METRIC (the judge to measure)")
+    _split_metrics(args)
+    if not args.judge and (args.judge_model or args.judge_base_url or args.cache or args.cache_dir):
+        raise CLIError("--judge-model, --judge-base-url and --cache-dir go with a judged metric (-m "
+                       "answer_correctness: the judge to measure)")
     if args.judge and args.scores:
-        raise CLIError("--judge scores answers: give --builtin or --data (with --scores the values are given)")
-    check_outputs([p for p, _ in inputs], output=args.output, cache=_judge_cache(args) if args.judge else None)
+        raise CLIError(f"-m {args.judge[0]} judges answers: give --builtin or --data (with --scores the values are "
+                       "given)")
+    cache = cache_output(args, "judge.sqlite", _judge_cache(args)) if args.judge else {}
+    check_outputs([p for p, _ in inputs], output=args.output, **cache)
     fmt = output_format(args.format, args.output)
     if fmt not in ("table", "markdown", "csv", "json"):
         raise CLIError(f"--output: meta-eval writes table, markdown, csv or json, not {fmt}")
@@ -152,12 +175,8 @@ def cmd_meta_eval(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         result = meta_evaluate(judgements, scorers, labels=labels, baselines=not args.no_baselines,
                                n_bootstrap=args.bootstrap, confidence=args.confidence, seed=args.seed,
                                source=args.builtin or args.data)
-    except (TypeError, ValueError, SyntaxError) as exc:
-        raise CLIError(one_line(str(exc))) from None
     except (ModelCallError, CacheError) as exc:  # a configuration error every call would repeat (401, 404...)
         raise CLIError(f"the judge: {one_line(str(exc))}") from None
-    except OSError as exc:
-        raise CLIError(f"cannot read {exc.filename}: {exc.strerror or exc}") from None
     emit(render_meta_evaluation(result, fmt, statistics), args.output, stdout, stderr)
     judge = next((s.judge for s in scorers.values() if hasattr(s, "judge")), None)
     if judge is not None:
@@ -186,15 +205,12 @@ def _read_rows(path: str, what: str) -> tuple[dict, dict]:
 def _scored(args: argparse.Namespace) -> Any:
     from ..agreement import meta_evaluate_scores
 
-    try:
-        scores, _ = _read_rows(args.scores, "score")
-        labels, texts = _read_rows(args.labels, "label")
-        groups = None
-        if args.group_by:
-            groups = {q: t.get(args.group_by) for q, t in texts.items()}
-            if all(g is None for g in groups.values()):
-                raise ValueError(f"--group-by {args.group_by}: no line of {args.labels} has that text field")
-        return meta_evaluate_scores(scores, labels, kind=args.kind, groups=groups, n_bootstrap=args.bootstrap,
-                                    confidence=args.confidence, seed=args.seed, source=args.labels)
-    except ValueError as exc:
-        raise CLIError(one_line(str(exc))) from None
+    scores, _ = _read_rows(args.scores, "score")
+    labels, texts = _read_rows(args.labels, "label")
+    groups = None
+    if args.group_by:
+        groups = {q: t.get(args.group_by) for q, t in texts.items()}
+        if all(g is None for g in groups.values()):
+            raise ValueError(f"--group-by {args.group_by}: no line of {args.labels} has that text field")
+    return meta_evaluate_scores(scores, labels, kind=args.kind, groups=groups, n_bootstrap=args.bootstrap,
+                                confidence=args.confidence, seed=args.seed, source=args.labels)

@@ -68,8 +68,9 @@ def run_demo(
 
     Prints the table and the verdict to ``stdout`` and the report location to ``stderr``; writes the report
     folder (``report.html``, ``report.json``, ``report.md``, ``report.txt``, ``charts/``, ``runs/``, ``qrels/``) into
-    ``output_dir``. The embedding cache lives in ``output_dir/.cache`` unless ``cache_dir`` is given, so a
-    second run is fast. ``correction`` adjusts the paired tests' p-values together (Holm's by default); ``ci``
+    ``output_dir``. The embedding cache lives in the shared cache folder
+    (:func:`rag_eval_adapters.cachedir.default_cache_dir`) unless ``cache_dir`` is given, so a second run, into any
+    folder, embeds nothing again. ``correction`` adjusts the paired tests' p-values together (Holm's by default); ``ci``
     (``"t"``, ``"normal"`` or ``"bootstrap"``) gives every mean of the tables its interval, of coverage
     ``confidence``, the method named.
     """
