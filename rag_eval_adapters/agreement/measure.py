@@ -22,18 +22,19 @@ from typing import Any
 
 import numpy as np
 
-from ..intervals import check_confidence
-from ..validation import check_count, check_seed
-from .stats import (
-    _confusion,
-    _kappa,
-    _ranks,
-    _weighted_kendall,
-    _weighted_pearson,
+from ..stats.agreement import (
+    Estimate,
     categories_of,
     check_pair,
     codes,
+    weighted_confusion,
+    weighted_kappa,
+    weighted_kendall,
+    weighted_pearson,
+    weighted_ranks,
 )
+from ..stats.distributions import check_confidence
+from ..validation import check_count, check_seed
 
 __all__ = ["Estimate", "AgreementStats", "Agreement", "measure_agreement", "STATISTICS", "KINDS"]
 
@@ -41,25 +42,6 @@ KINDS = ("pointwise", "pairwise")
 STATISTICS = ("pearson", "spearman", "kendall_tau_b", "accuracy", "kappa", "kappa_quadratic")
 """The statistics' keys; the last three only on categories (see the module docstring)."""
 OVERALL = "all"
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A statistic on the sample and its bootstrap interval (all ``None`` when undefined)."""
-
-    value: float | None
-    low: float | None
-    high: float | None
-
-    def format(self, digits: int = 3, scale: float = 1.0) -> str:
-        """``"0.619 [0.571, 0.664]"`` (``scale=100`` for points), ``"-"`` when undefined."""
-        if self.value is None:
-            return "-"
-        bounds = "" if self.low is None else f" [{self.low * scale:.{digits}f}, {self.high * scale:.{digits}f}]"
-        return f"{self.value * scale:.{digits}f}{bounds}"
-
-    def __repr__(self) -> str:
-        return f"Estimate({self.format(4)})"
 
 
 @dataclass(frozen=True)
@@ -125,16 +107,16 @@ def _weights(clusters: np.ndarray, n_bootstrap: int, rng: np.random.Generator) -
     return np.vstack([np.ones(clusters.size), counts[:, clusters]])
 
 
-def _interval(values: np.ndarray, confidence: float) -> Estimate:
+def _interval(values: np.ndarray, confidence: float, n: int) -> Estimate:
     point = float(values[0])
     if np.isnan(point):
-        return Estimate(None, None, None)
+        return Estimate(None, None, None, confidence, "bootstrap", n)
     rest = values[1:][~np.isnan(values[1:])]
     if rest.size == 0:
-        return Estimate(point, None, None)
+        return Estimate(point, None, None, confidence, "bootstrap", n)
     alpha = (1.0 - confidence) / 2.0
     low, high = np.quantile(rest, [alpha, 1.0 - alpha])
-    return Estimate(point, float(low), float(high))
+    return Estimate(point, float(low), float(high), confidence, "bootstrap", n)
 
 
 def _statistics(x: np.ndarray, y: np.ndarray, clusters: np.ndarray, categorical: tuple | None,
@@ -142,25 +124,26 @@ def _statistics(x: np.ndarray, y: np.ndarray, clusters: np.ndarray, categorical:
     _, local = np.unique(clusters, return_inverse=True)
     w = _weights(local.reshape(-1), n_bootstrap, rng)
     out = {
-        "pearson": _weighted_pearson(x, y, w),
-        "spearman": _weighted_pearson(_ranks(x, w), _ranks(y, w), w),
-        "kendall_tau_b": _weighted_kendall(x, y, w),
+        "pearson": weighted_pearson(x, y, w),
+        "spearman": weighted_pearson(weighted_ranks(x, w), weighted_ranks(y, w), w),
+        "kendall_tau_b": weighted_kendall(x, y, w),
     }
     confusion = None
     if categorical is not None:
         xc, yc, k = categorical
-        conf = _confusion(xc, yc, k, w)
+        conf = weighted_confusion(xc, yc, k, w)
         total = conf.sum(axis=(1, 2))
         out["accuracy"] = np.trace(conf, axis1=1, axis2=2) / total
-        out["kappa"] = _kappa(conf, "none")
-        out["kappa_quadratic"] = _kappa(conf, "quadratic")
+        out["kappa"] = weighted_kappa(conf, "none")
+        out["kappa_quadratic"] = weighted_kappa(conf, "quadratic")
         confusion = conf[0].astype(np.int64).tolist()
-    return AgreementStats(group, int(x.size), {k: _interval(v, confidence) for k, v in out.items()}, confusion)
+    estimates = {k: _interval(v, confidence, int(x.size)) for k, v in out.items()}
+    return AgreementStats(group, int(x.size), estimates, confusion)
 
 
 def measure_agreement(
-    scores: Sequence[float],
-    labels: Sequence[float],
+    scores: Sequence[float] | np.ndarray,
+    labels: Sequence[float] | np.ndarray,
     *,
     kind: str = "pointwise",
     groups: Sequence[Hashable] | None = None,
@@ -218,6 +201,7 @@ def measure_agreement(
     if not (isinstance(tie_margin, (int, float)) and not isinstance(tie_margin, bool) and tie_margin >= 0):
         raise ValueError(f"tie_margin must be a number >= 0, got {tie_margin!r}")
     categories: np.ndarray | None
+    xc: np.ndarray | None
     if kind == "pairwise":
         bad = np.flatnonzero((y < -2) | (y > 2))
         if bad.size:
@@ -232,7 +216,7 @@ def measure_agreement(
         xc = codes(x, categories, "scores") if on_scale else None
         if not on_scale:
             categories = None
-    categorical = (xc, yc, categories.size) if categories is not None else None
+    categorical = (xc, yc, categories.size) if categories is not None and xc is not None else None
     cluster_ids = np.unique(np.asarray(list(clusters) if clusters is not None else range(x.size), dtype=object),
                             return_inverse=True)[1].reshape(-1)
     rng = np.random.default_rng(seed)
