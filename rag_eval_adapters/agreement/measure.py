@@ -24,9 +24,11 @@ import numpy as np
 
 from ..stats.agreement import (
     Estimate,
+    KendallPlan,
     categories_of,
     check_pair,
     codes,
+    kendall_plan,
     weighted_confusion,
     weighted_kappa,
     weighted_kendall,
@@ -98,13 +100,23 @@ class Agreement:
                 f"{f', {len(self.groups)} groups' if self.groups else ''})")
 
 
-def _weights(clusters: np.ndarray, n_bootstrap: int, rng: np.random.Generator) -> np.ndarray:
-    """``(1 + n_bootstrap) x n``: the sample itself, then resamples of whole clusters."""
+_BLOCK_CELLS = 1 << 22  # weights of a block of resamples (rows x items) held at once
+
+
+def _weight_blocks(clusters: np.ndarray, n_bootstrap: int, rng: np.random.Generator):
+    """Blocks of rows of the ``(1 + n_bootstrap) x n`` weights: the sample itself, then resamples of whole
+    clusters (each resample draws as many clusters as there are, with replacement). The draws are one stream
+    however the blocks cut it, so the resamples do not depend on the block size."""
     k = int(clusters.max()) + 1
-    draws = rng.integers(0, k, size=(n_bootstrap, k))
-    counts = np.zeros((n_bootstrap, k))
-    np.add.at(counts, (np.arange(n_bootstrap)[:, None], draws), 1.0)
-    return np.vstack([np.ones(clusters.size), counts[:, clusters]])
+    rows = max(1, _BLOCK_CELLS // max(clusters.size, k))
+    done, first = 0, True
+    while first or done < n_bootstrap:
+        r = min(rows - int(first), n_bootstrap - done)
+        picks = rng.integers(0, k, size=(r, k))
+        picks += (np.arange(r, dtype=np.int64) * k)[:, None]  # row i counts into bins i * k ... i * k + k - 1
+        counts = np.bincount(picks.ravel(), minlength=r * k).reshape(r, k).astype(np.float64)[:, clusters]
+        yield np.vstack([np.ones((1, clusters.size)), counts]) if first else counts
+        done, first = done + r, False
 
 
 def _interval(values: np.ndarray, confidence: float, n: int) -> Estimate:
@@ -119,25 +131,36 @@ def _interval(values: np.ndarray, confidence: float, n: int) -> Estimate:
     return Estimate(point, float(low), float(high), confidence, "bootstrap", n)
 
 
-def _statistics(x: np.ndarray, y: np.ndarray, clusters: np.ndarray, categorical: tuple | None,
-                n_bootstrap: int, confidence: float, rng: np.random.Generator, group: Hashable) -> AgreementStats:
-    _, local = np.unique(clusters, return_inverse=True)
-    w = _weights(local.reshape(-1), n_bootstrap, rng)
+def _block_statistics(x: np.ndarray, y: np.ndarray, w: np.ndarray, categorical: tuple | None,
+                      plan: KendallPlan) -> dict[str, np.ndarray]:
+    """Every statistic under each row of the weights ``w``."""
     out = {
         "pearson": weighted_pearson(x, y, w),
         "spearman": weighted_pearson(weighted_ranks(x, w), weighted_ranks(y, w), w),
-        "kendall_tau_b": weighted_kendall(x, y, w),
+        "kendall_tau_b": weighted_kendall(x, y, w, plan),
     }
-    confusion = None
     if categorical is not None:
         xc, yc, k = categorical
         conf = weighted_confusion(xc, yc, k, w)
-        total = conf.sum(axis=(1, 2))
-        out["accuracy"] = np.trace(conf, axis1=1, axis2=2) / total
+        out["accuracy"] = np.trace(conf, axis1=1, axis2=2) / conf.sum(axis=(1, 2))
         out["kappa"] = weighted_kappa(conf, "none")
         out["kappa_quadratic"] = weighted_kappa(conf, "quadratic")
-        confusion = conf[0].astype(np.int64).tolist()
-    estimates = {k: _interval(v, confidence, int(x.size)) for k, v in out.items()}
+        out["confusion"] = conf[:1]
+    return out
+
+
+def _statistics(x: np.ndarray, y: np.ndarray, clusters: np.ndarray, categorical: tuple | None,
+                n_bootstrap: int, confidence: float, rng: np.random.Generator, group: Hashable) -> AgreementStats:
+    """The statistics of one group with their intervals; the resamples are taken a block of rows at a time, so
+    memory stays ``O(n)`` per row of a block whatever ``n_bootstrap``."""
+    _, local = np.unique(clusters, return_inverse=True)
+    plan = kendall_plan(x, y)
+    parts: dict[str, list[np.ndarray]] = {}
+    for w in _weight_blocks(local.reshape(-1), n_bootstrap, rng):
+        for name, values in _block_statistics(x, y, w, categorical, plan).items():
+            parts.setdefault(name, []).append(values)
+    confusion = parts.pop("confusion")[0][0].astype(np.int64).tolist() if "confusion" in parts else None
+    estimates = {k: _interval(np.concatenate(v), confidence, int(x.size)) for k, v in parts.items()}
     return AgreementStats(group, int(x.size), estimates, confusion)
 
 

@@ -8,7 +8,8 @@ items (``n = sum(w)`` for a resample) with scorer values ``x`` and labels ``y``:
 * Spearman ``rho``: Pearson's ``r`` of the ranks, ties given their average rank (the rank of ``x_i`` among the
   drawn items is ``#{x_j < x_i} + (#{x_j = x_i} + 1) / 2``).
 * Kendall's tau-b: ``(C - D) / sqrt((n0 - n1) (n0 - n2))`` with ``C - D = sum_{i<j} sign(x_i - x_j) sign(y_i -
-  y_j)``, ``n0 = n (n - 1) / 2`` and ``n1``, ``n2`` the pairs tied in ``x``, in ``y``.
+  y_j)``, ``n0 = n (n - 1) / 2`` and ``n1``, ``n2`` the pairs tied in ``x``, in ``y``; counted by Knight's
+  ``O(n log n)`` merge sort (:func:`weighted_kendall`), never over every pair.
 * Cohen's kappa on categories ``c_1 < ... < c_K``: ``1 - sum(v_ij O_ij) / sum(v_ij E_ij)`` with ``O`` the
   confusion matrix (scorer category ``i``, label category ``j``), ``E_ij = O_i. O_.j / n`` and disagreement
   weights ``v_ij = [i != j]`` (unweighted) or ``(i - j)^2 / (K - 1)^2`` (quadratic, for ordinal grades).
@@ -32,16 +33,8 @@ from .values import check_values
 
 __all__ = ["pearson", "spearman", "kendall_tau_b", "cohen_kappa", "accuracy", "confusion_matrix", "Estimate",
            "LabelAgreement", "label_agreement", "weighted_pearson", "weighted_ranks", "weighted_kendall",
+           "KendallPlan", "kendall_plan",
            "weighted_confusion", "weighted_kappa", "categories_of", "codes", "check_pair"]
-
-_BLOCK_CELLS = 1 << 21  # pair-matrix cells built at a time
-
-
-def _blocks(n: int):
-    step = max(1, _BLOCK_CELLS // max(n, 1))
-    for start in range(0, n, step):
-        yield slice(start, min(n, start + step))
-
 
 def weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Pearson's r under each row of weights; ``x`` and ``y`` are ``(n,)`` or ``(B, n)``."""
@@ -63,32 +56,147 @@ def weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     return r
 
 
+def _tie_groups(sorted_values: np.ndarray) -> np.ndarray:
+    """The start of each run of equal values in a sorted array."""
+    return np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]])
+
+
 def weighted_ranks(x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Average ranks of each item among the drawn items, for every row of ``w`` (``B x n``)."""
-    out = np.empty(w.shape, dtype=np.float64)
-    for blk in _blocks(x.size):
-        below = (x[None, :] < x[blk, None]).astype(np.float64)  # rows: items i of the block; cols: j
-        tied = (x[None, :] == x[blk, None]).astype(np.float64)
-        out[:, blk] = w @ below.T + (w @ tied.T + 1.0) / 2.0
-    return out
+    """Average ranks of each item among the drawn items, for every row of ``w`` (``B x n``).
+
+    The rank of ``x_i`` is ``W(x < x_i) + (W(x = x_i) + 1) / 2`` with ``W`` the weight (times drawn) of the
+    items it counts: one sort of ``x`` and a running sum of the weight of each run of ties, ``O(n log n + B n)``.
+    """
+    order = np.argsort(x, kind="stable")
+    starts = _tie_groups(x[order])
+    group_of = np.empty(x.size, dtype=np.intp)
+    group_of[order] = np.cumsum(np.r_[True, x[order][1:] != x[order][:-1]]) - 1
+    tied = np.add.reduceat(np.asarray(w, dtype=np.float64)[:, order], starts, axis=1)
+    rank = np.cumsum(tied, axis=1) - tied + (tied + 1.0) / 2.0
+    return rank[:, group_of]
 
 
-def weighted_kendall(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+@dataclass(frozen=True)
+class KendallPlan:
+    """What Knight's algorithm needs of ``x`` and ``y`` whatever the weights (:func:`kendall_plan`).
+
+    Attributes
+    ----------
+    order : numpy.ndarray
+        The items sorted by ``x``, ties by ``y``.
+    levels : list of tuple
+        For each level of a bottom-up merge sort of the ``y`` ranks (in that order): the arrangement ``perm``
+        (positions, sorted by ``y`` within blocks of the level's size), and for each element of a right block its
+        arranged position ``q`` and the arranged positions ``[a, b)`` of the left block's elements above it in ``y``.
+    grades : list of tuple
+        When one of the two takes few values (:data:`FEW_VALUES`, e.g. human grades), it plays ``y``, ``levels``
+        is empty, and for each of its values ``t`` but the highest: which sorted items lie above ``t`` (a mask),
+        the sorted positions of the items at ``t`` and where the run of ties in ``x`` of each of them starts.
+    x_ties, y_ties, xy_ties : tuple
+        ``(order, starts)`` of the runs of equal ``x``, equal ``y`` and equal ``(x, y)``.
+    """
+
+    order: np.ndarray
+    levels: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
+    grades: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
+    x_ties: tuple[np.ndarray, np.ndarray]
+    y_ties: tuple[np.ndarray, np.ndarray]
+    xy_ties: tuple[np.ndarray, np.ndarray]
+
+
+FEW_VALUES = 32
+"""A variable with at most this many distinct values is counted by grade (``O(n x values)`` a row)."""
+
+
+def kendall_plan(x: np.ndarray, y: np.ndarray) -> KendallPlan:
+    """The weight-free part of :func:`weighted_kendall` for ``x`` and ``y`` (``O(n log^2 n)`` once)."""
+    if np.unique(x).size < np.unique(y).size:
+        x, y = y, x  # tau-b is symmetric in x and y: the variable with fewer values plays y
+    order = np.lexsort((y, x))
+    xs, ys = x[order], y[order]
+    new_x = np.r_[True, xs[1:] != xs[:-1]]
+    y_order = np.argsort(y, kind="stable")
+    ties = {"x_ties": (order, np.flatnonzero(new_x)), "y_ties": (y_order, _tie_groups(y[y_order])),
+            "xy_ties": (order, np.flatnonzero(new_x | np.r_[True, ys[1:] != ys[:-1]]))}
+    rank = np.unique(ys, return_inverse=True)[1].reshape(-1).astype(np.int64)
+    if rank.size and int(rank.max()) < FEW_VALUES:
+        run_start = np.maximum.accumulate(np.where(new_x, np.arange(order.size), 0))
+        grades = [(rank > t, np.flatnonzero(rank == t), run_start[rank == t]) for t in range(int(rank.max()))]
+        return KendallPlan(order, [], grades, **ties)
+    return KendallPlan(order, _merge_levels(rank), [], **ties)
+
+
+def _merge_levels(rank: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """The levels of a bottom-up merge sort of ``rank`` (see :class:`KendallPlan`)."""
+    n, top = rank.size, int(rank.max()) + 1 if rank.size else 1
+    perm = np.arange(n)
+    pos = np.arange(n)
+    levels = []
+    size = 1
+    while size < n:
+        block = pos // (2 * size)
+        start = block * 2 * size
+        is_left = pos - start < size
+        keys = block * top + rank[perm]
+        left_keys = keys[is_left]  # sorted: blocks ascending, each left half sorted by rank
+        q = np.flatnonzero(~is_left)
+        first_left = np.searchsorted(left_keys, block[q] * top, side="left")
+        below = np.searchsorted(left_keys, keys[q], side="right") - first_left  # left elements with rank <= r_q
+        levels.append((perm.copy(), q, start[q] + below, start[q] + size))
+        perm = perm[np.lexsort((rank[perm], block))]
+        size *= 2
+    return levels
+
+
+def _tied_pairs(w: np.ndarray, ties: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Pairs of drawn items in one run of ties, summed over the runs: ``sum W (W - 1) / 2`` (the weight of each
+    run a difference of running sums)."""
+    order, starts = ties
+    if starts.size == order.size:  # no ties: each item its own run
+        return (w * (w - 1.0)).sum(axis=1, dtype=np.float64) / 2.0
+    running = np.zeros((w.shape[0], order.size + 1), dtype=w.dtype)
+    np.cumsum(w[:, order], axis=1, out=running[:, 1:])
+    tied = np.diff(running[:, np.r_[starts, order.size]], axis=1)
+    return (tied * (tied - 1.0)).sum(axis=1, dtype=np.float64) / 2.0
+
+
+def weighted_kendall(x: np.ndarray, y: np.ndarray, w: np.ndarray, plan: KendallPlan | None = None) -> np.ndarray:
+    """Kendall's tau-b under each row of weights (``B x n``; NaN where undefined), by Knight's (1966) algorithm.
+
+    With the items sorted by ``x`` (ties by ``y``), the discordant pairs ``D`` are the inversions of ``y``: a
+    bottom-up merge sort counts, for each element of a right block, the weight of the left block's elements
+    above it in ``y`` (a difference of running sums of the weights in the level's arrangement), so a row costs
+    ``O(n log n)``, never a pair matrix. When ``x`` or ``y`` takes at most :data:`FEW_VALUES` values (human
+    grades), it plays ``y`` and each of its values ``t`` adds ``sum_{y_j = t} w_j W(x < x_j, y > t)``: one
+    running sum a value, ``O(n)`` a value and row. With ``n0 = N (N - 1) / 2`` (``N`` the drawn items) and ``n1``, ``n2``,
+    ``n3`` the pairs tied in ``x``, in ``y`` and in both, ``C + D = n0 - n1 - n2 + n3``, so
+    ``tau_b = (n0 - n1 - n2 + n3 - 2 D) / sqrt((n0 - n1) (n0 - n2))``; all counts are sums of whole numbers,
+    exact in double precision. ``plan`` (:func:`kendall_plan`) can be given when many blocks of rows share
+    ``x`` and ``y``.
+    """
+    plan = plan if plan is not None else kendall_plan(x, y)
+    w = np.asarray(w, dtype=np.float64)
     total = w.sum(axis=1)
-    cd = np.zeros(w.shape[0])
-    tx = np.zeros(w.shape[0])
-    ty = np.zeros(w.shape[0])
-    for blk in _blocks(x.size):
-        sx = np.sign(x[blk, None] - x[None, :])
-        sy = np.sign(y[blk, None] - y[None, :])
-        wb = w[:, blk]
-        cd += (wb * (w @ (sx * sy).T)).sum(axis=1)
-        tx += (wb * (w @ (sx == 0).T.astype(np.float64) - 1.0)).sum(axis=1)
-        ty += (wb * (w @ (sy == 0).T.astype(np.float64) - 1.0)).sum(axis=1)
+    # whole-number weights whose products with any running sum stay below 2 ** 24 are exact in single precision
+    # (half the memory traffic); the sums over items are taken in double precision, exact below 2 ** 53
+    exact32 = bool(np.all(w == np.floor(w))) and float(w.max(initial=0.0)) * float(total.max(initial=0.0)) < 2.0**24
+    w = w.astype(np.float32) if exact32 else w
+    ordered = w[:, plan.order]
+    running = np.zeros((w.shape[0], ordered.shape[1] + 1), dtype=w.dtype)
+    discordant = np.zeros(w.shape[0])
+    for above, at, run_start in plan.grades:  # D = sum_t sum_{y_j = t} w_j W(x < x_j, y > t)
+        np.cumsum(ordered * above, axis=1, out=running[:, 1:])
+        discordant += (ordered[:, at] * running[:, run_start]).sum(axis=1, dtype=np.float64)
+    for perm, q, a, b in plan.levels:  # D = the weighted inversions of y, merge level by merge level
+        arranged = np.take(ordered, perm, axis=1)
+        np.cumsum(arranged, axis=1, out=running[:, 1:])
+        discordant += (arranged[:, q] * (running[:, b] - running[:, a])).sum(axis=1, dtype=np.float64)
     n0 = total * (total - 1.0) / 2.0
+    n1, n2, n3 = (_tied_pairs(w, ties) for ties in (plan.x_ties, plan.y_ties, plan.xy_ties))
+    concordance = n0 - n1 - n2 + n3 - 2.0 * discordant  # C - D
     with np.errstate(invalid="ignore", divide="ignore"):
-        tau = (cd / 2.0) / np.sqrt((n0 - tx / 2.0) * (n0 - ty / 2.0))
-    undefined = (n0 - tx / 2.0 <= 0.5) | (n0 - ty / 2.0 <= 0.5)
+        tau = concordance / np.sqrt((n0 - n1) * (n0 - n2))
+    undefined = (n0 - n1 <= 0.5) | (n0 - n2 <= 0.5)
     return np.where(undefined, np.nan, np.clip(tau, -1.0, 1.0))
 
 
