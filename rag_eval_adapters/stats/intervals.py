@@ -22,7 +22,7 @@ import numpy as np
 
 from .distributions import check_confidence, normal_quantile, t_quantile
 from .interval import Interval, MeanInterval
-from .values import check_values
+from .values import check_resamples, check_values, power_of_two_scale
 
 __all__ = ["INTERVAL_METHODS", "Interval", "MeanInterval", "mean_interval", "report_intervals", "check_values", "check_confidence",
            "in_unit_interval", "normal_quantile", "t_quantile"]
@@ -45,7 +45,7 @@ def mean_interval(values: Sequence[float], *, method: str = "t", confidence: flo
     confidence : float
         Nominal coverage.
     n_bootstrap : int
-        Resamples of the bootstrap.
+        Resamples of the bootstrap; at least enough for one beyond each bound (39 at 95%), else ``ValueError``.
     seed : int or None
         Seed of the bootstrap.
     bounds : (float, float), optional
@@ -71,23 +71,37 @@ def mean_interval(values: Sequence[float], *, method: str = "t", confidence: flo
         if limits.size != 2 or not limits[0] <= float(x.min()) <= float(x.max()) <= limits[1]:
             raise ValueError(f"bounds must be (lowest, highest) around every value, got {tuple(bounds)!r} for "
                              f"values in [{float(x.min()):g}, {float(x.max()):g}]")
-    n, mean = x.size, float(x.mean())
-    if n == 1 or float(np.ptp(x)) == 0.0:
+    n, scale = x.size, power_of_two_scale(x)
+    if n == 1 or float(x.min()) == float(x.max()):
+        mean = float(x[0]) if scale != 1.0 else float(x.mean())
         return MeanInterval(mean, mean, mean, confidence, method, n, 0.0 if method != "bootstrap" else None)
     if method == "bootstrap":
-        from ..validation import check_count, check_seed
-        from .resampling import bootstrap_interval
+        from ..validation import check_seed
 
-        rng = np.random.default_rng(check_seed(seed))
-        low, high = bootstrap_interval(x.reshape(-1, 1), check_count(n_bootstrap, "n_bootstrap"), confidence, rng)
-        low_v, high_v = (min(max(float(v), float(x.min())), float(x.max())) for v in (low[0], high[0]))
-        return MeanInterval(mean, low_v, high_v, confidence, method, n, None)
-    se = float(x.std(ddof=1)) / math.sqrt(n)
+        return _bootstrap_mean(x, scale, check_resamples(n_bootstrap, confidence), confidence, check_seed(seed))
+    scaled = x / scale if scale != 1.0 else x  # squares of values near 1e154 and sums near 1e308 overflow
+    mean = float(scaled.mean()) * scale
+    se = float(scaled.std(ddof=1)) / math.sqrt(n) * scale
     q = t_quantile(confidence, n - 1) if method == "t" else normal_quantile(confidence)
     low, high = mean - q * se, mean + q * se
     if bounds is not None:
         low, high = max(low, float(limits[0])), min(high, float(limits[1]))
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise ValueError(f"the {method} interval of values of this size reaches beyond the largest float "
+                         f"({mean:.3g} +- {q * se:.3g}); rescale the values")
     return MeanInterval(mean, low, high, confidence, method, n, se)
+
+
+def _bootstrap_mean(x: np.ndarray, scale: float, n_bootstrap: int, confidence: float, seed: int | None
+                    ) -> MeanInterval:
+    """The percentile bootstrap interval of ``mean(x)`` (computed on ``x / scale``, a power of two)."""
+    from .resampling import bootstrap_interval
+
+    scaled = x / scale if scale != 1.0 else x
+    mean = float(scaled.mean()) * scale
+    low, high = bootstrap_interval(scaled.reshape(-1, 1), n_bootstrap, confidence, np.random.default_rng(seed))
+    low_v, high_v = (min(max(float(v) * scale, float(x.min())), float(x.max())) for v in (low[0], high[0]))
+    return MeanInterval(mean, low_v, high_v, confidence, "bootstrap", x.size, None)
 
 
 def report_intervals(report: Any, *, method: str = "t", confidence: float = 0.95, n_bootstrap: int = 2000,

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -56,7 +56,7 @@ import numpy as np
 from .distributions import check_confidence, normal_quantile, t_quantile
 from .interval import MeanInterval
 from .intervals import in_unit_interval
-from .values import check_values
+from .values import check_values, power_of_two_scale
 
 __all__ = ["PPIInterval", "ppi_mean", "ppi_paired", "ppi_mean_by_id", "ppi_paired_by_id", "tuned_lambda",
            "corrected_means", "CorrectedComparison", "corrected_comparison"]
@@ -78,6 +78,9 @@ class PPIInterval(MeanInterval):
         The human-only interval on the ``n`` labelled items, ``mean(Y) +- z sd(Y) / sqrt(n)``.
     human_mean : float
         ``mean(Y)`` over the labelled items.
+    note : str
+        A warning about the interval (``""`` when none), e.g. that the raw interval lay outside the metric's
+        range [0, 1] and was cut to it (:func:`corrected_means`).
     """
 
     judge_mean: float = math.nan
@@ -86,6 +89,7 @@ class PPIInterval(MeanInterval):
     classical_low: float = math.nan
     classical_high: float = math.nan
     human_mean: float = math.nan
+    note: str = ""
 
     @property
     def classical_width(self) -> float:
@@ -95,11 +99,15 @@ class PPIInterval(MeanInterval):
     def describe(self, name: str = "", digits: int = 2) -> str:
         """One line: ``"faithfulness: judge mean 0.71, corrected 0.66 [0.61, 0.70] from 120 human labels"``."""
         head = f"{name}: " if name else ""
+        note = f"; {self.note}" if self.note else ""
         return (f"{head}judge mean {self.judge_mean:.{digits}f}, corrected {self.format(digits)} from {self.n} "
-                f"human label{'s' if self.n != 1 else ''} ({self.method}, {self.confidence:.0%})")
+                f"human label{'s' if self.n != 1 else ''} ({self.method}, {self.confidence:.0%}){note}")
 
     def to_dict(self) -> dict[str, Any]:
+        """Plain-JSON form: the fields (``note`` only when there is one) and ``"text"``, the :meth:`describe` line."""
         out = super().to_dict()
+        if not self.note:
+            del out["note"]
         out["text"] = self.describe()
         return out
 
@@ -133,6 +141,9 @@ def _inputs(human: Any, judge: Any, judge_unlabelled: Any) -> tuple[np.ndarray, 
 
 def _lambda(y: np.ndarray, f: np.ndarray, g: np.ndarray, clip: bool) -> float:
     n, big_n = y.size, g.size
+    scale = power_of_two_scale(y, f)  # the ratio does not change; the squares of values near 1e154 overflow
+    if scale != 1.0:
+        y, f = y / scale, f / scale
     cov = float(np.mean((y - y.mean()) * (f - f.mean())))
     var = float(np.mean((f - f.mean()) ** 2))
     if var <= 1e-300:
@@ -191,17 +202,35 @@ def ppi_mean(
         if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not math.isfinite(lam):
             raise ValueError(f"lam must be a finite number or None (tuned), got {lam!r}")
         weight, method = float(lam), ("ppi" if lam == 1 else "ppi++")
+    z = t_quantile(confidence, y.size - 1) if quantile == "t" else normal_quantile(confidence)
+    interval = _ppi_interval(y, f, g, weight, z, power_of_two_scale(y, f, g))
+    interval = replace(interval, confidence=confidence, method=method)
+    bad = [k for k in ("low", "high", "classical_low", "classical_high") if not math.isfinite(getattr(interval, k))]
+    if bad:
+        raise ValueError(f"the PPI interval of values of this size reaches beyond the largest float ({bad[0]} is "
+                         f"{getattr(interval, bad[0])}); rescale the labels and scores")
+    return interval
+
+
+def _ppi_interval(y: np.ndarray, f: np.ndarray, g: np.ndarray, weight: float, z: float, scale: float
+                  ) -> PPIInterval:
+    """The PPI estimate and interval of weight ``weight`` and quantile ``z``, computed on the values divided by
+    ``scale`` (a power of two: exact; values near 1e154 would overflow their squares, near 1e308 their sums) and
+    multiplied back; ``confidence`` and ``method`` are left for the caller."""
+    if scale != 1.0:
+        y, f, g = y / scale, f / scale, g / scale
     n, big_n = y.size, g.size
     rectified = y - weight * f
     estimate = weight * float(g.mean()) + float(rectified.mean())
     variance = float(rectified.var(ddof=1)) / n + weight * weight * float(g.var(ddof=1) if big_n > 1 else 0.0) / big_n
     se = math.sqrt(max(variance, 0.0))
-    z = t_quantile(confidence, y.size - 1) if quantile == "t" else normal_quantile(confidence)
     human_se = float(y.std(ddof=1)) / math.sqrt(n)
     human_mean = float(y.mean())
     judge_mean = float((f.sum() + g.sum()) / (n + big_n))
+    estimate, se, human_se, human_mean, judge_mean = (v * scale for v in (estimate, se, human_se, human_mean,
+                                                                          judge_mean))
     return PPIInterval(
-        estimate=estimate, low=estimate - z * se, high=estimate + z * se, confidence=confidence, method=method,
+        estimate=estimate, low=estimate - z * se, high=estimate + z * se, confidence=0.95, method="ppi++",
         n=n, std_error=se, judge_mean=judge_mean, lam=weight, n_unlabelled=big_n,
         classical_low=human_mean - z * human_se, classical_high=human_mean + z * human_se, human_mean=human_mean,
     )
@@ -329,12 +358,53 @@ def corrected_means(report: Any, human: Mapping[Hashable, Mapping[str, float]], 
         labels = {q: float(human[q][key]) for q in labelled}
         interval = ppi_mean_by_id(judge, labels, confidence=confidence, quantile=quantile)
         if in_unit_interval(report.metrics[j], np.array([*judge.values(), *labels.values()])):
-            # the true mean of a metric in [0, 1] lies in [0, 1]: cutting the interval (and the estimate) to it
-            # keeps every true value the interval covered
-            interval = replace(interval, estimate=min(1.0, max(0.0, interval.estimate)),
-                               low=max(0.0, interval.low), high=min(1.0, interval.high))
+            interval = clamp_to_unit(interval)
         out[key] = interval
     return out
+
+
+def clamp_to_unit(interval: PPIInterval) -> PPIInterval:
+    """``interval`` of a metric bounded by [0, 1] cut to [0, 1]: the estimate and both bounds.
+
+    The true mean lies in [0, 1], so cutting keeps every true value the interval covered. A raw interval that
+    reaches past [0, 1] entirely (e.g. ``[1.04, 1.40]``) becomes the single point at the edge, never an inverted
+    ``[1.40, 1]``, and its ``note`` says why: the judge's bias measured on the labelled queries, applied to the
+    rest, pushed the mean out of range, so the labelled subset looks unlike the rest.
+    """
+    def cut(v: float) -> float:
+        return min(1.0, max(0.0, v))
+
+    note = interval.note
+    if interval.low > 1.0 or interval.high < 0.0:
+        note = (f"the raw interval [{interval.low:.3g}, {interval.high:.3g}] lies outside [0, 1]: the labelled "
+                "queries look unlike the rest (the judge's bias on them does not carry over); label more, drawn "
+                "at random")
+    return replace(interval, estimate=cut(interval.estimate), low=cut(interval.low), high=cut(interval.high),
+                   note=note)
+
+
+def _measured_column(report: Any, key: str) -> tuple[dict[Hashable, float], set[Hashable]]:
+    """``({query: value}, {unmeasured queries})`` of one metric of a report (unmeasured cells are NaN)."""
+    column = report.values[:, report.keys.index(key)]
+    values = {q: float(v) for q, v in zip(report.query_ids, column, strict=True)}
+    return {q: v for q, v in values.items() if not math.isnan(v)}, {q for q, v in values.items() if math.isnan(v)}
+
+
+def _paired_difference(report_a: Any, report_b: Any, human_a: Mapping, human_b: Mapping, key: str,
+                       confidence: float, quantile: str) -> tuple[PPIInterval, int] | None:
+    """The PPI++ difference ``b - a`` of ``key`` and how many common queries were left out because a run's cell
+    is unmeasured (None when fewer than 2 labelled or no unlabelled common queries remain)."""
+    judge_a, lost_a = _measured_column(report_a, key)
+    judge_b, lost_b = _measured_column(report_b, key)
+    shared = set(judge_a) & set(judge_b)
+    left_out = len(((set(judge_a) | lost_a) & (set(judge_b) | lost_b)) - shared)
+    both = [q for q in human_a if key in human_a[q] and key in human_b.get(q, {}) and q in shared]
+    if len(both) < 2 or len(shared) <= len(both):
+        return None
+    r = ppi_paired_by_id({q: judge_a[q] for q in shared}, {q: judge_b[q] for q in shared},
+                         {q: human_a[q][key] for q in both}, {q: human_b[q][key] for q in both},
+                         confidence=confidence, quantile=quantile)
+    return r, left_out
 
 
 @dataclass(frozen=True)
@@ -348,24 +418,32 @@ class CorrectedComparison:
     differences : list
         ``(metric, run_a, run_b, PPIInterval)`` of ``run_b - run_a`` for every pair of runs labelled on at least
         2 common queries (:func:`ppi_paired_by_id`).
+    unmeasured : dict
+        ``{(metric, run_a, run_b): queries}``: the queries of a difference left out because the judge could not
+        score them in one of the runs (an unmeasured cell), as :func:`corrected_means` leaves them out of a mean;
+        only differences that left some out.
     """
 
     means: dict[str, dict[str, PPIInterval]]
     differences: list[tuple[str, str, str, PPIInterval]]
+    unmeasured: dict[tuple[str, str, str], int] = field(default_factory=dict)
 
     def lines(self, digits: int = 3) -> list[str]:
         """One sentence a mean (``"bm25 faithfulness: judge mean 0.71, corrected ..."``) and a difference."""
         out = [r.describe(f"{run} {metric}", digits) for run, by in self.means.items() for metric, r in by.items()]
         for metric, a, b, r in self.differences:
+            left = self.unmeasured.get((metric, a, b), 0)
+            dropped = f"; {left} unmeasured quer{'y' if left == 1 else 'ies'} left out" if left else ""
             out.append(f"{metric}: {b} - {a}: judge difference {r.judge_mean:+.{digits}f}, corrected "
                        f"{r.estimate:+.{digits}f} [{r.low:+.{digits}f}, {r.high:+.{digits}f}] from {r.n} human labels "
-                       f"({r.method}, {r.confidence:.0%})")
+                       f"({r.method}, {r.confidence:.0%}{dropped})")
         return out
 
     def to_dict(self) -> dict[str, Any]:
         """``{"means": {run: {metric: {...}}}, "differences": [{"metric", "run_a", "run_b", ...}]}``."""
         return {"means": {run: {m: r.to_dict() for m, r in by.items()} for run, by in self.means.items()},
-                "differences": [{"metric": m, "run_a": a, "run_b": b, **r.to_dict()}
+                "differences": [{"metric": m, "run_a": a, "run_b": b, **r.to_dict(),
+                                 **({"unmeasured": self.unmeasured[(m, a, b)]} if (m, a, b) in self.unmeasured else {})}
                                 for m, a, b, r in self.differences]}
 
 
@@ -394,21 +472,16 @@ def corrected_comparison(reports: Mapping[str, Any], human: Mapping[str | None, 
     means = {run: corrected_means(typed[run], human[run], confidence=confidence, quantile=quantile)
              for run in reports if run in human}
     differences = []
+    unmeasured: dict[tuple[str, str, str], int] = {}
     for a, b in itertools.combinations(reports, 2):
         if a not in human or b not in human:
             continue
-        for j, key in enumerate(typed[a].keys):
+        for key in typed[a].keys:
             if key not in typed[b].keys:
                 continue
-            both = [q for q in human[a] if key in human[a][q] and key in human[b].get(q, {})]
-            judge_a = {q: float(v) for q, v in zip(typed[a].query_ids, typed[a].values[:, j], strict=True)}
-            jb = typed[b].keys.index(key)
-            judge_b = {q: float(v) for q, v in zip(typed[b].query_ids, typed[b].values[:, jb], strict=True)}
-            shared = set(judge_a) & set(judge_b)
-            if len(both) < 2 or len(shared) <= len(both) or not set(both) <= shared:
-                continue
-            r = ppi_paired_by_id({q: judge_a[q] for q in shared}, {q: judge_b[q] for q in shared},
-                                 {q: human[a][q][key] for q in both}, {q: human[b][q][key] for q in both},
-                                 confidence=confidence, quantile=quantile)
-            differences.append((key, a, b, r))
-    return CorrectedComparison(means, differences)
+            found = _paired_difference(typed[a], typed[b], human[a], human[b], key, confidence, quantile)
+            if found is not None:
+                differences.append((key, a, b, found[0]))
+                if found[1]:
+                    unmeasured[(key, a, b)] = found[1]
+    return CorrectedComparison(means, differences, unmeasured)
