@@ -25,7 +25,7 @@ from .interval import Interval, MeanInterval
 from .values import check_resamples, check_values, power_of_two_scale
 
 __all__ = ["INTERVAL_METHODS", "Interval", "MeanInterval", "mean_interval", "report_intervals", "check_values", "check_confidence",
-           "in_unit_interval", "normal_quantile", "t_quantile"]
+           "in_unit_interval", "is_bounded", "normal_quantile", "t_quantile"]
 
 INTERVAL_METHODS = ("t", "normal", "bootstrap")
 """The intervals of a plain mean :func:`mean_interval` makes (PPI intervals come from :mod:`~.ppi`)."""
@@ -132,9 +132,8 @@ def report_intervals(report: Any, *, method: str = "t", confidence: float = 0.95
     return out
 
 
-def in_unit_interval(metric: Any, column: np.ndarray) -> bool:
-    """Whether ``metric`` is a registry metric bounded by [0, 1] (its object, or a name the registry reads) and
-    ``column`` (its values) lies in [0, 1]."""
+def is_bounded(metric: Any) -> bool:
+    """Whether ``metric`` is a registry metric bounded by [0, 1] (its object, or a name the registry reads)."""
     if isinstance(metric, str):
         from ..measures import parse_metric
 
@@ -142,4 +141,10 @@ def in_unit_interval(metric: Any, column: np.ndarray) -> bool:
             metric = parse_metric(metric)
         except (TypeError, ValueError):
             return False
-    return bool(getattr(metric, "bounded", False)) and 0.0 <= float(column.min()) <= float(column.max()) <= 1.0
+    return bool(getattr(metric, "bounded", False))
+
+
+def in_unit_interval(metric: Any, column: np.ndarray) -> bool:
+    """Whether ``metric`` is a registry metric bounded by [0, 1] (its object, or a name the registry reads) and
+    ``column`` (its values) lies in [0, 1]."""
+    return is_bounded(metric) and 0.0 <= float(column.min()) <= float(column.max()) <= 1.0

@@ -55,7 +55,7 @@ import numpy as np
 
 from .distributions import check_confidence, normal_quantile, t_quantile
 from .interval import MeanInterval
-from .intervals import in_unit_interval
+from .intervals import in_unit_interval, is_bounded
 from .values import check_values, power_of_two_scale
 
 __all__ = ["PPIInterval", "ppi_mean", "ppi_paired", "ppi_mean_by_id", "ppi_paired_by_id", "tuned_lambda",
@@ -355,12 +355,23 @@ def corrected_means(report: Any, human: Mapping[Hashable, Mapping[str, float]], 
         labelled = [q for q in labelled if q in judge]
         if len(labelled) < 2 or len(labelled) == len(judge):
             continue
-        labels = {q: float(human[q][key]) for q in labelled}
+        labels = {q: _label(human[q][key], q, key, report.metrics[j]) for q in labelled}
         interval = ppi_mean_by_id(judge, labels, confidence=confidence, quantile=quantile)
         if in_unit_interval(report.metrics[j], np.array([*judge.values(), *labels.values()])):
             interval = clamp_to_unit(interval)
         out[key] = interval
     return out
+
+
+def _label(value: Any, query: Hashable, key: str, metric: Any) -> float:
+    """A human label as a float: a finite number (not a bool), in [0, 1] for a metric bounded by it."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(value):
+        raise ValueError(f"query {query!r}: the human label {key!r} must be a finite number, got {value!r}")
+    if is_bounded(metric) and not 0.0 <= float(value) <= 1.0:
+        raise ValueError(f"query {query!r}: the human label {key!r} is {float(value):g}, off the metric's scale "
+                         "[0, 1]")
+    return float(value)
 
 
 def clamp_to_unit(interval: PPIInterval) -> PPIInterval:
