@@ -117,8 +117,10 @@ def load_ragchecker(path: str | Path | None = None) -> list[PairwiseJudgement]:
         For a row without a field, a label off -2..2 or a question judged other than twice.
     """
     source = Path(path) if path is not None else ragchecker_path()
-    text = source.read_text(encoding="utf-8")  # one JSON document (a list), not JSON lines
-    rows = json.loads(text)
+    with source.open(encoding="utf-8") as handle:  # one JSON document (a list), not JSON lines
+        rows = json.load(handle)
+        handle.seek(0)
+        text = handle.read()  # for the line each row starts on
     if not isinstance(rows, list):
         raise ValueError(f"{source}: expected a JSON list of judgements")
     seen: dict[str, int] = {}
