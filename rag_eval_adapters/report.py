@@ -22,11 +22,12 @@ import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from ._resampling import bootstrap_interval, column_means
+from .stats.interval import Interval
+from .stats.resampling import bootstrap_interval, column_means
 from .validation import check_count, check_fraction, check_seed
 
 __all__ = ["Report", "GroupedReport", "GroupStats", "OVERALL", "as_report"]
@@ -270,7 +271,7 @@ class Report:
         for label in failed:
             order.setdefault(label, [])
         if seed is None:
-            seed = int(np.random.SeedSequence().entropy)  # one seed for every group and metric of this call
+            seed = int(cast(int, np.random.SeedSequence().entropy))  # one seed for every group and metric of this call
         stats = _stats if not self.unmeasured else _stats_by_column
         groups = [
             stats(label, self.values[rows], self._keys, failed.get(label, 0), confidence, n_bootstrap, seed)
@@ -518,6 +519,24 @@ class GroupedReport:
         if metric not in self.keys:
             raise KeyError(f"{metric!r} was not evaluated; this report holds {self.keys}")
         return {row.group: row.mean[metric] for row in self.rows if row.count and metric in row.mean}
+
+    def interval(self, group: Hashable, metric: str) -> Interval:
+        """The mean of ``metric`` in ``group`` (``"all"``: every query) with its percentile bootstrap interval, as
+        the package's one interval type (:class:`~rag_eval_adapters.stats.interval.Interval`; ``n``: the queries
+        behind the mean).
+
+        Raises
+        ------
+        KeyError
+            For a group or metric the report does not have, or a metric the group has no score of.
+        """
+        row = self[group]
+        if metric not in self.keys:
+            raise KeyError(f"{metric!r} was not evaluated; this report holds {self.keys}")
+        if metric not in row.mean:
+            raise KeyError(f"group {group!r} has no score of {metric!r}")
+        n = row.measured.get(metric, row.count) if row.measured else row.count
+        return Interval(row.mean[metric], row.ci_low[metric], row.ci_high[metric], self.confidence, "bootstrap", n)
 
     def to_dict(self) -> dict[str, Any]:
         """``{"field", "metrics", "confidence", "n_bootstrap", "groups": [...]}`` (overall row last)."""

@@ -115,7 +115,7 @@ def test_a_malformed_data_file_names_the_row(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(rows))
     code, _, err = run_cli("meta-eval", "--data", bad)
-    assert code == 2 and "bad.json: row 2: overall_label is 5; labels lie in -2..2" in err
+    assert code == 2 and "bad.json:1: row 2: overall_label is 5; labels lie in -2..2" in err
     code, _, err = run_cli("meta-eval", "--builtin", "ragchecker", "--data", bad)
     assert code == 2 and "not allowed with argument" in err
 

@@ -22,18 +22,21 @@ from typing import Any
 
 import numpy as np
 
-from ..intervals import check_confidence
-from ..validation import check_count, check_seed
-from .stats import (
-    _confusion,
-    _kappa,
-    _ranks,
-    _weighted_kendall,
-    _weighted_pearson,
+from ..stats.agreement import (
+    Estimate,
+    KendallPlan,
     categories_of,
     check_pair,
     codes,
+    kendall_plan,
+    weighted_confusion,
+    weighted_kappa,
+    weighted_kendall,
+    weighted_pearson,
+    weighted_ranks,
 )
+from ..stats.distributions import check_confidence
+from ..validation import check_count, check_seed
 
 __all__ = ["Estimate", "AgreementStats", "Agreement", "measure_agreement", "STATISTICS", "KINDS"]
 
@@ -41,25 +44,6 @@ KINDS = ("pointwise", "pairwise")
 STATISTICS = ("pearson", "spearman", "kendall_tau_b", "accuracy", "kappa", "kappa_quadratic")
 """The statistics' keys; the last three only on categories (see the module docstring)."""
 OVERALL = "all"
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A statistic on the sample and its bootstrap interval (all ``None`` when undefined)."""
-
-    value: float | None
-    low: float | None
-    high: float | None
-
-    def format(self, digits: int = 3, scale: float = 1.0) -> str:
-        """``"0.619 [0.571, 0.664]"`` (``scale=100`` for points), ``"-"`` when undefined."""
-        if self.value is None:
-            return "-"
-        bounds = "" if self.low is None else f" [{self.low * scale:.{digits}f}, {self.high * scale:.{digits}f}]"
-        return f"{self.value * scale:.{digits}f}{bounds}"
-
-    def __repr__(self) -> str:
-        return f"Estimate({self.format(4)})"
 
 
 @dataclass(frozen=True)
@@ -116,51 +100,73 @@ class Agreement:
                 f"{f', {len(self.groups)} groups' if self.groups else ''})")
 
 
-def _weights(clusters: np.ndarray, n_bootstrap: int, rng: np.random.Generator) -> np.ndarray:
-    """``(1 + n_bootstrap) x n``: the sample itself, then resamples of whole clusters."""
+_BLOCK_CELLS = 1 << 22  # weights of a block of resamples (rows x items) held at once
+
+
+def _weight_blocks(clusters: np.ndarray, n_bootstrap: int, rng: np.random.Generator):
+    """Blocks of rows of the ``(1 + n_bootstrap) x n`` weights: the sample itself, then resamples of whole
+    clusters (each resample draws as many clusters as there are, with replacement). The draws are one stream
+    however the blocks cut it, so the resamples do not depend on the block size."""
     k = int(clusters.max()) + 1
-    draws = rng.integers(0, k, size=(n_bootstrap, k))
-    counts = np.zeros((n_bootstrap, k))
-    np.add.at(counts, (np.arange(n_bootstrap)[:, None], draws), 1.0)
-    return np.vstack([np.ones(clusters.size), counts[:, clusters]])
+    rows = max(1, _BLOCK_CELLS // max(clusters.size, k))
+    done, first = 0, True
+    while first or done < n_bootstrap:
+        r = min(rows - int(first), n_bootstrap - done)
+        picks = rng.integers(0, k, size=(r, k))
+        picks += (np.arange(r, dtype=np.int64) * k)[:, None]  # row i counts into bins i * k ... i * k + k - 1
+        counts = np.bincount(picks.ravel(), minlength=r * k).reshape(r, k).astype(np.float64)[:, clusters]
+        yield np.vstack([np.ones((1, clusters.size)), counts]) if first else counts
+        done, first = done + r, False
 
 
-def _interval(values: np.ndarray, confidence: float) -> Estimate:
+def _interval(values: np.ndarray, confidence: float, n: int) -> Estimate:
     point = float(values[0])
     if np.isnan(point):
-        return Estimate(None, None, None)
+        return Estimate(None, None, None, confidence, "bootstrap", n)
     rest = values[1:][~np.isnan(values[1:])]
     if rest.size == 0:
-        return Estimate(point, None, None)
+        return Estimate(point, None, None, confidence, "bootstrap", n)
     alpha = (1.0 - confidence) / 2.0
     low, high = np.quantile(rest, [alpha, 1.0 - alpha])
-    return Estimate(point, float(low), float(high))
+    return Estimate(point, float(low), float(high), confidence, "bootstrap", n)
+
+
+def _block_statistics(x: np.ndarray, y: np.ndarray, w: np.ndarray, categorical: tuple | None,
+                      plan: KendallPlan) -> dict[str, np.ndarray]:
+    """Every statistic under each row of the weights ``w``."""
+    out = {
+        "pearson": weighted_pearson(x, y, w),
+        "spearman": weighted_pearson(weighted_ranks(x, w), weighted_ranks(y, w), w),
+        "kendall_tau_b": weighted_kendall(x, y, w, plan),
+    }
+    if categorical is not None:
+        xc, yc, k = categorical
+        conf = weighted_confusion(xc, yc, k, w)
+        out["accuracy"] = np.trace(conf, axis1=1, axis2=2) / conf.sum(axis=(1, 2))
+        out["kappa"] = weighted_kappa(conf, "none")
+        out["kappa_quadratic"] = weighted_kappa(conf, "quadratic")
+        out["confusion"] = conf[:1]
+    return out
 
 
 def _statistics(x: np.ndarray, y: np.ndarray, clusters: np.ndarray, categorical: tuple | None,
                 n_bootstrap: int, confidence: float, rng: np.random.Generator, group: Hashable) -> AgreementStats:
+    """The statistics of one group with their intervals; the resamples are taken a block of rows at a time, so
+    memory stays ``O(n)`` per row of a block whatever ``n_bootstrap``."""
     _, local = np.unique(clusters, return_inverse=True)
-    w = _weights(local.reshape(-1), n_bootstrap, rng)
-    out = {
-        "pearson": _weighted_pearson(x, y, w),
-        "spearman": _weighted_pearson(_ranks(x, w), _ranks(y, w), w),
-        "kendall_tau_b": _weighted_kendall(x, y, w),
-    }
-    confusion = None
-    if categorical is not None:
-        xc, yc, k = categorical
-        conf = _confusion(xc, yc, k, w)
-        total = conf.sum(axis=(1, 2))
-        out["accuracy"] = np.trace(conf, axis1=1, axis2=2) / total
-        out["kappa"] = _kappa(conf, "none")
-        out["kappa_quadratic"] = _kappa(conf, "quadratic")
-        confusion = conf[0].astype(np.int64).tolist()
-    return AgreementStats(group, int(x.size), {k: _interval(v, confidence) for k, v in out.items()}, confusion)
+    plan = kendall_plan(x, y)
+    parts: dict[str, list[np.ndarray]] = {}
+    for w in _weight_blocks(local.reshape(-1), n_bootstrap, rng):
+        for name, values in _block_statistics(x, y, w, categorical, plan).items():
+            parts.setdefault(name, []).append(values)
+    confusion = parts.pop("confusion")[0][0].astype(np.int64).tolist() if "confusion" in parts else None
+    estimates = {k: _interval(np.concatenate(v), confidence, int(x.size)) for k, v in parts.items()}
+    return AgreementStats(group, int(x.size), estimates, confusion)
 
 
 def measure_agreement(
-    scores: Sequence[float],
-    labels: Sequence[float],
+    scores: Sequence[float] | np.ndarray,
+    labels: Sequence[float] | np.ndarray,
     *,
     kind: str = "pointwise",
     groups: Sequence[Hashable] | None = None,
@@ -218,6 +224,7 @@ def measure_agreement(
     if not (isinstance(tie_margin, (int, float)) and not isinstance(tie_margin, bool) and tie_margin >= 0):
         raise ValueError(f"tie_margin must be a number >= 0, got {tie_margin!r}")
     categories: np.ndarray | None
+    xc: np.ndarray | None
     if kind == "pairwise":
         bad = np.flatnonzero((y < -2) | (y > 2))
         if bad.size:
@@ -232,7 +239,7 @@ def measure_agreement(
         xc = codes(x, categories, "scores") if on_scale else None
         if not on_scale:
             categories = None
-    categorical = (xc, yc, categories.size) if categories is not None else None
+    categorical = (xc, yc, categories.size) if categories is not None and xc is not None else None
     cluster_ids = np.unique(np.asarray(list(clusters) if clusters is not None else range(x.size), dtype=object),
                             return_inverse=True)[1].reshape(-1)
     rng = np.random.default_rng(seed)

@@ -30,7 +30,7 @@ from .ragchecker import PairwiseJudgement
 __all__ = ["Scorer", "AnswerScorer", "answer_length", "BASELINES", "MetaEvaluation", "meta_evaluate",
            "meta_evaluate_scores", "annotator_ceiling", "pairwise_differences", "scored_pairs"]
 
-Scorer = Callable[[Sequence[str], Sequence[str], Sequence[str]], Sequence[Any]]
+Scorer = Callable[[Sequence[str], Sequence[str], Sequence[str]], Sequence[Any] | np.ndarray]
 """``scorer(answers, references, queries)``: one score per answer (``None``, or a result with ``score`` None and
 an ``unmeasured`` reason, for an answer it could not score: see :func:`scored_pairs`)."""
 
@@ -304,7 +304,6 @@ def meta_evaluate_scores(
         raise ValueError(f"meta-evaluation needs at least 2 labelled items, got {len(items)}")
     label_names = list(dict.fromkeys(k for q in items for k in labels[q]))
     scorer_names = list(dict.fromkeys(k for q in items for k in scores[q]))
-    group_list = [groups.get(q) for q in items] if groups is not None else None
     results: dict[str, dict[str, Agreement]] = {}
     for scorer in scorer_names:
         lacking = [q for q in items if scorer not in scores[q]]
@@ -315,6 +314,6 @@ def meta_evaluate_scores(
             rows = [q for q in items if label in labels[q]]
             results[scorer][label] = measure_agreement(
                 [scores[q][scorer] for q in rows], [labels[q][label] for q in rows], kind=kind,
-                groups=[groups.get(q) for q in rows] if group_list is not None else None, scorer=scorer,
+                groups=[groups.get(q) for q in rows] if groups is not None else None, scorer=scorer,
                 n_bootstrap=n_bootstrap, confidence=confidence, seed=seed)
     return MetaEvaluation(label_names, results, {}, [], len(items), len(items), source)

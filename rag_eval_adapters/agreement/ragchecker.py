@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 import json
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -68,6 +70,44 @@ def _answer(value: Any, where: str) -> tuple[str, str]:
     return value["response"], str(value.get("model_name", ""))
 
 
+def _label(value: Any, where: str) -> int:
+    """A preference label: a whole number on -2..2 (``1.0`` is read as 1); ``ValueError`` naming ``where`` for a
+    fraction (``1.5``), a boolean (``true``), a string or a value off the scale (it was truncated to an int)."""
+    whole = (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, float) and value.is_integer())
+    if not whole:
+        raise ValueError(f"{where} is {json.dumps(value)}; a label is a whole number on -2..2")
+    if not -2 <= value <= 2:
+        raise ValueError(f"{where} is {json.dumps(value)}; labels lie in -2..2")
+    return int(value)
+
+
+_SPACE = re.compile(r"\s*")
+
+
+def _skip_space(text: str, index: int) -> int:
+    """The first index at or after ``index`` that is not white space."""
+    match = _SPACE.match(text, index)
+    return match.end() if match else index
+
+
+def _row_lines(text: str) -> Iterator[int]:
+    """The line on which each element of the JSON list ``text`` starts (the list is already known to parse)."""
+    decoder = json.JSONDecoder()
+    index = _skip_space(text, 0) + 1  # past the "["
+    line = 1 + text.count("\n", 0, index)
+    while True:
+        start = _skip_space(text, index)
+        if text[start] == "]":
+            return
+        line += text.count("\n", index, start)
+        yield line
+        _, end = decoder.raw_decode(text, start)
+        after = _skip_space(text, end)
+        line += text.count("\n", start, after)
+        index = after + 1 if text[after] == "," else after
+
+
 def load_ragchecker(path: str | Path | None = None) -> list[PairwiseJudgement]:
     """The 560 judgements, in the file's order (the shipped file unless ``path`` names another copy).
 
@@ -79,24 +119,25 @@ def load_ragchecker(path: str | Path | None = None) -> list[PairwiseJudgement]:
     source = Path(path) if path is not None else ragchecker_path()
     with source.open(encoding="utf-8") as handle:  # one JSON document (a list), not JSON lines
         rows = json.load(handle)
+        handle.seek(0)
+        text = handle.read()  # for the line each row starts on
     if not isinstance(rows, list):
         raise ValueError(f"{source}: expected a JSON list of judgements")
     seen: dict[str, int] = {}
     out = []
-    for i, row in enumerate(rows):
-        where = f"{source.name}: row {i}"
+    for i, (line, row) in enumerate(zip(_row_lines(text), rows, strict=True)):
+        where = f"{source.name}:{line}: row {i}"
         try:
             item = str(row["instance_id"])
             answer_1, system_1 = _answer(row["model1"], f"{where}: model1")
             answer_2, system_2 = _answer(row["model2"], f"{where}: model2")
-            labels = {name: int(row[f"{name}_label"]) for name in RAGCHECKER_LABELS}
+            labels = {name: _label(row[f"{name}_label"], f"{where}: {name}_label") for name in RAGCHECKER_LABELS}
             judgement = PairwiseJudgement(item, str(row["dataset"]), str(row["query"]), str(row["gt_answer"]),
                                           (answer_1, answer_2), (system_1, system_2), seen.get(item, 0), labels)
         except KeyError as exc:
             raise ValueError(f"{where}: no field {exc.args[0]!r}") from None
-        bad = [k for k, v in labels.items() if not -2 <= v <= 2]
-        if bad:
-            raise ValueError(f"{where}: {bad[0]}_label is {labels[bad[0]]}; labels lie in -2..2")
+        except TypeError:
+            raise ValueError(f"{where}: expected a JSON object with the fields of a judgement") from None
         seen[item] = seen.get(item, 0) + 1
         out.append(judgement)
     odd = [k for k, v in seen.items() if v != 2]

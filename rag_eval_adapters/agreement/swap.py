@@ -14,9 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from ..intervals import check_confidence, check_values
+from ..stats.agreement import Estimate
+from ..stats.distributions import check_confidence
+from ..stats.values import check_values
 from ..validation import check_count, check_seed
-from .measure import Estimate
 
 __all__ = ["SwapConsistency", "position_swap_consistency"]
 
@@ -86,13 +87,15 @@ def position_swap_consistency(verdicts_ab: Sequence[float], verdicts_ba: Sequenc
         raise ValueError("no verdicts: give at least one pair asked in both orders")
     flipped = ab != -ba
     rate = float(flipped.mean())
+    low: float | None
+    high: float | None
     if n_bootstrap:
         means = rng.binomial(ab.size, rate, size=n_bootstrap) / ab.size  # resampled pairs: a binomial count
         low, high = (float(v) for v in np.quantile(means, [(1 - confidence) / 2, (1 + confidence) / 2]))
     else:
         low = high = None
     return SwapConsistency(
-        n=int(ab.size), flip_rate=Estimate(rate, low, high), consistent=int((~flipped).sum()),
+        n=int(ab.size), flip_rate=Estimate(rate, low, high, confidence, "bootstrap", int(ab.size)), consistent=int((~flipped).sum()),
         favours_first=int(((ab < 0) & (ba < 0)).sum()), favours_second=int(((ab > 0) & (ba > 0)).sum()),
         tie_once=int(((ab == 0) ^ (ba == 0)).sum()),
     )

@@ -116,21 +116,7 @@ def _item(record: AnswerRecord) -> dict[str, Any]:
 
 def _context_relevance(judge: Any, records: Sequence[AnswerRecord]) -> list[Any]:
     """The mean grade / 3 of each record's contexts (unmeasured when none could be graded)."""
-    from ..judges.results import JudgeResult
-
-    pairs = [{"query": r.question or "", "passage": text} for r in records for _, text in r.contexts]
-    graded = iter(judge.judge_many("relevance", pairs))
-    out = []
-    for record in records:
-        mine = [next(graded) for _ in record.contexts]
-        scores = [g.score for g in mine if g.score is not None]
-        if scores:
-            out.append(JudgeResult("relevance", sum(scores) / len(scores)))
-        elif not mine:
-            out.append(JudgeResult.failed("relevance", "empty_input", "no context to grade"))
-        else:
-            out.append(JudgeResult.failed("relevance", mine[0].unmeasured or "invalid_output", mine[0].detail))
-    return out
+    return judge.context_relevance([(r.question or "", [text for _, text in r.contexts]) for r in records])
 
 
 def judge_records(judge: Any, judgment: str, records: Sequence[AnswerRecord]) -> dict[Hashable, Any]:

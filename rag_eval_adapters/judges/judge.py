@@ -282,6 +282,22 @@ class LLMJudge:
         """
         return self._run(metric, self._prepared(metric, items))
 
+    def context_relevance(self, items: Sequence[tuple[str, Sequence[str]]]) -> list[JudgeResult]:
+        """For each ``(question, passages)``, the mean relevance grade / 3 of its passages, judged concurrently
+        (unmeasured ``empty_input`` without a passage, or with the first passage's reason when none was graded)."""
+        graded = iter(self.judge_many("relevance", [{"query": q, "passage": p} for q, ps in items for p in ps]))
+        out = []
+        for _, passages in items:
+            mine = [next(graded) for _ in passages]
+            scores = [g.score for g in mine if g.score is not None]
+            if scores:
+                out.append(JudgeResult("relevance", sum(scores) / len(scores)))
+            elif not mine:
+                out.append(JudgeResult.failed("relevance", "empty_input", "no context to grade"))
+            else:
+                out.append(JudgeResult.failed("relevance", mine[0].unmeasured or "invalid_output", mine[0].detail))
+        return out
+
     def _run(self, metric: str, jobs: Sequence[Callable[[], JudgeResult]]) -> list[JudgeResult]:
         def safe(job: Callable[[], JudgeResult]) -> JudgeResult:
             try:
