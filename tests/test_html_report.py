@@ -64,6 +64,22 @@ def test_the_script_never_parses_data_as_markup_and_the_page_names_no_remote_add
     assert addresses <= {"http://www.w3.org"}  # the SVG namespace name, never fetched
 
 
+def test_the_style_sheet_and_script_are_package_data_files_the_page_embeds():
+    from importlib import resources
+
+    from rag_eval_adapters.reports.html_assets import PAGE_SCRIPT, PAGE_STYLE, asset_text
+
+    folder = resources.files("rag_eval_adapters.reports").joinpath("assets")
+    css = folder.joinpath("report.css").read_text(encoding="utf-8")
+    js = folder.joinpath("report.js").read_text(encoding="utf-8")
+    assert "unicode-bidi" in css and "report-ready" in js and "__PALETTE__" in js
+    assert PAGE_STYLE.strip() == css.strip() and "__PALETTE__" not in PAGE_SCRIPT
+    html = render_html(small_page())
+    assert f"<style>\n{PAGE_STYLE}\n</style>" in html and PAGE_SCRIPT in html
+    with pytest.raises(FileNotFoundError, match="report.txt"):
+        asset_text("report.txt")
+
+
 def test_check_page_names_the_field_at_fault():
     with pytest.raises(TypeError, match="'title' must be a string"):
         check_page({"configurations": []})
