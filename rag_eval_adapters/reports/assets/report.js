@@ -19,6 +19,9 @@ function el(tag, attrs, kids) {
 }
 function setAttrs(node, attrs) {
   if (!attrs) return;
+  // a text from data (class "t") is a bidi isolate with its own direction, like <bdi>: an override inside it
+  // (U+202E) ends with it, and a right-to-left text is laid out right to left
+  if (/(^| )t( |$)/.test(attrs["class"] || "") && !attrs.dir) node.setAttribute("dir", "auto");
   Object.keys(attrs).forEach(function (k) {
     if (k === "text") node.textContent = attrs[k];
     else if (attrs[k] !== null && attrs[k] !== undefined) node.setAttribute(k, String(attrs[k]));
@@ -180,7 +183,6 @@ function sortableTable(id, caption, columns, rows, initial, limit) {
 
 function header() {
   document.getElementById("page-title").textContent = DATA.title;
-  (DATA.summary || []).forEach(function (line) { main.appendChild(el("p", {"class": "summary t", text: line})); });
   var links = [["verdict", "Verdict"], ["configurations", "Configurations"], ["charts", "Charts"],
                ["tests", "Paired tests"], ["questions", "Questions"]];
   var nav = el("nav", {"aria-label": "sections"}), ul = el("ul");
@@ -188,14 +190,37 @@ function header() {
   nav.appendChild(ul);
   main.appendChild(nav);
 }
+function summary() {
+  var box = el("div", {id: "summary"});
+  (DATA.summary || []).forEach(function (line) { box.appendChild(el("p", {"class": "summary t", text: line})); });
+  main.appendChild(box);
+}
 
 function verdict() {
   var s = section("verdict", "Verdict");
   var items = DATA.verdict || [];
-  if (!items.length) { s.appendChild(el("p", {"class": "muted", text: "No verdict: one configuration, or no test."})); return; }
-  var ul = el("ul");
-  items.forEach(function (v) { ul.appendChild(el("li", {"class": "t", text: v})); });
-  s.appendChild(ul);
+  if (!items.length) s.appendChild(el("p", {"class": "muted", text: "No verdict: one configuration, or no test."}));
+  else {
+    var ul = el("ul");
+    items.forEach(function (v) { ul.appendChild(el("li", {"class": "t", text: v})); });
+    s.appendChild(ul);
+  }
+  notices(s);
+}
+// warnings (e.g. a judge grading its own answers) and the questions left out of a chunking's scores
+function notices(s) {
+  var warnings = DATA.warnings || [], left = DATA.left_out || [];
+  if (!warnings.length && !left.length) return;
+  var box = el("div", {"class": "notices", id: "notices", role: "note"});
+  warnings.forEach(function (w) { box.appendChild(el("p", {"class": "warning"}, [el("strong", {text: "Warning: "}), txt(w)])); });
+  left.forEach(function (entry) {
+    var ids = entry.query_ids || [], where = entry.chunking || entry.configuration || "";
+    var p = el("p", {"class": "left-out"}, [el("strong", {text: ids.length + " question" + (ids.length === 1 ? " is" : "s are") + " left out"}),
+      where === "" ? "" : " of ", where === "" ? null : idText(where), entry.reason ? ": " : "", entry.reason ? txt(entry.reason) : null, ". "]);
+    ids.forEach(function (q, i) { if (i) p.appendChild(document.createTextNode(", ")); p.appendChild(questionLink(q)); });
+    box.appendChild(p);
+  });
+  s.appendChild(box);
 }
 
 var view = {type: "all", k: null};
@@ -204,6 +229,17 @@ function tableMetrics() {
     return DATA.families.map(function (f) { return f + "@" + view.k; }).concat(DATA.extra_metrics || []);
   }
   return DATA.metrics || Object.keys((configs[0] || {}).mean || {});
+}
+function intervalOf(config, metric) {
+  var source = view.type === "all" ? config.intervals : (config.intervals_by_type || {})[view.type];
+  var v = source ? source[metric] : undefined;
+  return Array.isArray(v) && typeof v[0] === "number" && typeof v[1] === "number" ? v : null;
+}
+function meanCell(config, metric, best) {
+  var v = meanOf(config, metric), iv = intervalOf(config, metric);
+  var value = el("span", {"class": v !== null && v === best ? "best" : null, text: fmt(v)});
+  if (!iv) return value;
+  return el("span", null, [value, el("span", {"class": "ci", text: "[" + fmt(iv[0]) + ", " + fmt(iv[1]) + "]"})]);
 }
 function meanOf(config, metric) {
   var source = view.type === "all" ? config.mean : (config.by_type || {})[view.type];
@@ -217,7 +253,7 @@ function configTable() {
   view.k = ks.length ? (head.indexOf("@") > 0 ? Number(head.split("@")[1]) : ks[0]) : null;
   if (ks.indexOf(view.k) < 0 && ks.length) view.k = ks[0];
   var controls = el("div", {"class": "controls"});
-  var typeOptions = [["all", "all questions"]].concat(types.map(function (t) { return [t, t + " (" + DATA.query_types[t] + ")"]; }));
+  var typeOptions = [["all", "all questions"]].concat(types.map(function (t) { return [t, showId(t) + " (" + DATA.query_types[t] + ")"]; }));
   var table;
   controls.appendChild(selectBox("type-filter", "Question type", typeOptions, "all", function (v) {
     view.type = v; table.redraw(null, columnsNow());
@@ -240,14 +276,25 @@ function configTable() {
       var best = null;
       configs.forEach(function (c) { var v = meanOf(c, m); if (v !== null && (best === null || v > best)) best = v; });
       cols.push({key: "m:" + m, label: m, num: true, get: function (c) { return meanOf(c, m); },
-                 show: function (c) { var v = meanOf(c, m); return el("span", {"class": v !== null && v === best ? "best" : null, text: fmt(v)}); }});
+                 show: function (c) { return meanCell(c, m, best); }});
     });
     return cols;
   }
   var initial = head ? {key: "m:" + head, dir: -1} : null;
-  table = sortableTable("config-table", "Mean of each metric over the questions of the chosen type; bold: the best. Click a column to sort.",
+  var withCi = configs.some(function (c) { return c.intervals && Object.keys(c.intervals).length; });
+  table = sortableTable("config-table", "Mean of each metric over the questions of the chosen type; bold: the best." +
+                        (withCi ? " Under each mean: " + (DATA.interval_note || "its interval") + "." : "") + " Click a column to sort.",
                         columnsNow(), configs, initial);
-  s.appendChild(el("div", {"class": "scroll"}, table));
+  s.appendChild(el("div", {"class": "scroll", id: "config-box"}, table));
+  humanLabels(s);
+}
+function humanLabels(s) {
+  var lines = DATA.human_labels || [];
+  if (!lines.length) return;
+  s.appendChild(el("h3", {id: "human-labels", text: "Means corrected with human labels"}));
+  var ul = el("ul", {"class": "human-labels"});
+  lines.forEach(function (line) { ul.appendChild(el("li", {"class": "t", text: line})); });
+  s.appendChild(ul);
 }
 
 function chartFrame(w, h, titleText, descText, id) {
@@ -383,7 +430,7 @@ function byTypeChart(box) {
       configs.forEach(function (c, i) {
         var v = value(c, g);
         if (v === null) return;
-        series.appendChild(hoverable(marker(s.marker, x0 + w * (v - range[0]) / (range[1] - range[0]), top + row * i + row / 2, s.color, 5), showId(c.name) + ", " + g + ": " + current + " = " + v.toFixed(3)));
+        series.appendChild(hoverable(marker(s.marker, x0 + w * (v - range[0]) / (range[1] - range[0]), top + row * i + row / 2, s.color, 5), showId(c.name) + ", " + showId(g) + ": " + current + " = " + v.toFixed(3)));
       });
       svg.appendChild(series);
     });
@@ -451,13 +498,43 @@ function qSummary(qi, only) {
   return {mean: mean, lo: lo, hi: hi, worst: worst};
 }
 var drill = null;
+// the anchor of each question: its id when that is a plain, unique id the page does not use, else question-N
+var PAGE_IDS = ["main", "page-title", "report-data", "summary", "notices", "human-labels", "config-box", "verdict",
+                "configurations", "charts", "tests", "questions", "drilldown", "type-filter", "k-select",
+                "family-select", "bytype-select", "test-metric", "config-table", "tests-table", "questions-table"];
+var anchors = (function () {
+  var seen = {}, out = [];
+  questions.forEach(function (q, qi) {
+    var id = String(q.id);
+    var plain = /^[A-Za-z][A-Za-z0-9_.:-]*$/.test(id) && !seen[id] && PAGE_IDS.indexOf(id) < 0 &&
+                !/(-h|-more)$|^(q-|drill-|chart-|question-)/.test(id);
+    out.push(plain ? id : "question-" + (qi + 1));
+    seen[out[qi]] = true;
+  });
+  return out;
+})();
+function questionIndex(id) {
+  for (var i = 0; i < questions.length; i++) if (String(questions[i].id) === String(id)) return i;
+  return -1;
+}
+function questionLink(id) {
+  var qi = questionIndex(id);
+  if (qi < 0) return idText(id);
+  return el("a", {href: "#" + anchors[qi], "class": "qlink"}, idText(id));
+}
+var showQuestion = null;  // set by questionList: opens a question (index) from its anchor
+function followHash() {
+  var id = decodeURIComponent((location.hash || "").slice(1));
+  var qi = anchors.indexOf(id);
+  if (qi >= 0 && showQuestion) showQuestion(qi);
+}
 function questionList() {
   var s = section("questions", "Questions");
   if (!questions.length) { s.appendChild(el("p", {"class": "muted", text: "No per-question data in this report."})); return; }
   var metricName = qm.length ? qm[headIndex] : "score";
   var state = {type: "all", config: "", search: "", limit: 50};
   var controls = el("div", {"class": "controls"});
-  controls.appendChild(selectBox("q-type", "Question type", [["all", "all"]].concat(types.map(function (t) { return [t, t]; })), "all", function (v) { state.type = v; state.limit = 50; draw(); }));
+  controls.appendChild(selectBox("q-type", "Question type", [["all", "all"]].concat(types.map(function (t) { return [t, showId(t)]; })), "all", function (v) { state.type = v; state.limit = 50; draw(); }));
   controls.appendChild(selectBox("q-config", "Worst first by", [["", "mean over configurations"]].concat(configs.map(function (c, i) { return [String(i), showId(c.name)]; })), "", function (v) { state.config = v; state.limit = 50; draw(); }));
   var search = el("input", {id: "q-search", type: "search", placeholder: "words of the question or its id"});
   search.addEventListener("input", function () { state.search = search.value.toLowerCase(); state.limit = 50; draw(); });
@@ -498,7 +575,10 @@ function questionList() {
       var q = questions[qi], sm = summaries[qi];
       var open = el("button", {type: "button", "class": "qbtn", "data-question": qi, text: showId(q.id)});
       open.addEventListener("click", function () { openQuestion(qi, sm.worst); });
-      body.appendChild(el("tr", null, [el("th", {scope: "row"}, open), el("td", {text: q.type || ""}), el("td", null, txt(q.text)),
+      // the link's "#" is drawn by the style sheet, so the cell's text stays the question's id
+      var link = el("a", {href: "#" + anchors[qi], "class": "qlink", "aria-label": "link to question " + showId(q.id),
+                          title: "link to this question"});
+      body.appendChild(el("tr", {id: anchors[qi]}, [el("th", {scope: "row"}, [open, link]), el("td", null, q.type ? idText(q.type) : ""), el("td", null, txt(q.text)),
         el("td", {"class": "num", text: fmt(sm.mean)}), el("td", {"class": "num", text: fmt(sm.lo)}), el("td", {"class": "num", text: fmt(sm.hi)})]));
     });
     more.hidden = list.length <= state.limit;
@@ -506,6 +586,14 @@ function questionList() {
   draw();
   drill = section("drilldown", "Question");
   drill.hidden = true;
+  showQuestion = function (qi) {
+    if (!document.getElementById(anchors[qi])) {  // filtered out or past the rows shown: show every row
+      state.type = "all"; state.search = ""; search.value = ""; state.limit = questions.length;
+      document.getElementById("q-type").value = "all";
+      draw();
+    }
+    openQuestion(qi, qSummary(qi, state.config).worst);
+  };
 }
 
 function highlighted(text, ranges) {
@@ -632,10 +720,13 @@ function openQuestion(qi, worst) {
 
 header();
 verdict();
+summary();
 configTable();
 charts();
 tests();
 questionList();
+window.addEventListener("hashchange", followHash);
+followHash();
 if (window.performance && performance.mark) performance.mark("report-ready");
 document.documentElement.setAttribute("data-ready", "1");
 })();
