@@ -283,7 +283,7 @@ function configTable() {
   var initial = head ? {key: "m:" + head, dir: -1} : null;
   var withCi = configs.some(function (c) { return c.intervals && Object.keys(c.intervals).length; });
   table = sortableTable("config-table", "Mean of each metric over the questions of the chosen type; bold: the best." +
-                        (withCi ? " Under each mean: " + (DATA.interval_note || "its interval") + "." : "") + " Click a column to sort.",
+                        (withCi ? " " + (DATA.interval_note || "Under each mean: its interval [low, high].") : "") + " Click a column to sort.",
                         columnsNow(), configs, initial);
   s.appendChild(el("div", {"class": "scroll", id: "config-box"}, table));
   humanLabels(s);
