@@ -24,7 +24,7 @@ def asset_text(name: str) -> str:
 
     Raises ``FileNotFoundError`` naming the file when the package was installed without it.
     """
-    source = resources.files("rag_eval_adapters.reports").joinpath("assets", name)
+    source = resources.files("rag_eval_adapters.reports") / "assets" / name
     if not source.is_file():
         raise FileNotFoundError(f"report.html asset {name!r} is missing from the installed package "
                                 f"(rag_eval_adapters/reports/assets/{name}); reinstall rag-eval-adapters")

@@ -165,8 +165,8 @@ def _tests(comparison: Comparison) -> list[dict[str, Any]]:
             for t in comparison.tests]
 
 
-def _retrieved(names: Sequence[str], runs: Mapping[str, Mapping[Hashable, Any]],
-               qrels: Mapping[Hashable, Mapping[Hashable, Any]] | None, qids: Sequence[str],
+def _retrieved(names: Sequence[str], runs: Mapping[str, Mapping[Any, Any]],
+               qrels: Mapping[Any, Mapping[Any, Any]] | None, qids: Sequence[str],
                depth: int) -> tuple[list[list[Any]], dict[str, list[str]]]:
     """``(retrieved, chunks)``: each report's top ``depth`` documents per question, the documents' ids."""
     index: dict[str, int] = {}
@@ -221,8 +221,8 @@ def report_page(
     title: str,
     summary: Sequence[str] = (),
     comparison: Comparison | None = None,
-    runs: Mapping[str, Mapping[Hashable, Mapping[Hashable, float]]] | None = None,
-    qrels: Mapping[Hashable, Mapping[Hashable, Any]] | None = None,
+    runs: Mapping[str, Mapping[Any, Any]] | None = None,
+    qrels: Mapping[Any, Mapping[Any, Any]] | None = None,
     depth: int = 10,
     records: Sequence[Mapping[str, Any]] | None = None,
     group_by: str = "query_type",
