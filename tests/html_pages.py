@@ -103,7 +103,11 @@ def notes_page(n_configs: int = 2) -> dict:
     page = small_page()
     page["summary"] = [f"summary line {i}" for i in range(24)]
     page["warnings"] = ["the judge gpt-x also wrote the answers: it may prefer them"]
-    page["left_out"] = [{"chunking": "s256o32", "reason": "no relevant chunk", "query_ids": ["q1", "q2"]}]
+    page["left_out"] = [  # as the bench writes it into report.json
+        {"chunking": "s256o32", "reason": "no_relevant_chunk", "query_ids": ["q1", "q2"], "questions": 2,
+         "message": "2 of 2 questions have no relevant chunk in s256o32 and are left out: q1, q2"},
+        {"chunking": None, "reason": "unanswerable", "query_ids": ["q2"], "questions": 2, "message": "..."},
+        {"configuration": "a", "reason": "a reason of tomorrow", "query_ids": ["q1"]}]
     page["human_labels"] = [f"b ndcg@2: judge mean 0.9, corrected 0.8 [0.6, 1.0] from {i} human labels"
                             for i in range(24)]
     page["interval_note"] = "[low, high]: the 90% interval of each mean over its queries (t: Student's t)."

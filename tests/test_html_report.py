@@ -180,7 +180,8 @@ def test_the_bench_page_carries_the_judge_its_warnings_and_the_left_out_question
     assert not any("judged by" in line for line in plain["summary"])
     warning = "the judge openai:gpt-x is the answering model gpt-x: it may prefer its own answers"
     data["judgments"] = {"judge": {"judge_model": "openai:gpt-x", "prompt_version": "v7", "warnings": [warning]}}
-    data["left_out"] = [{"chunking": "s16o0", "reason": "no relevant chunk", "query_ids": ["q1", "q2"]}]
+    data["left_out"] = [{"chunking": "s16o0", "reason": "no_relevant_chunk", "query_ids": ["q1", "q2"], "questions": 8,
+                         "message": "2 of 8 questions have no relevant chunk in s16o0 and are left out: q1, q2"}]
     page = bench_page(result, data)
     check_page(page)
     assert "Answers judged by openai:gpt-x (prompt v7)." in page["summary"] and page["warnings"] == [warning]

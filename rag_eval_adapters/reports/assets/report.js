@@ -207,19 +207,32 @@ function verdict() {
   }
   notices(s);
 }
+// one entry of left_out: {chunking (or configuration; null: every one), reason, query_ids, questions (the total)}
+function leftOut(entry) {
+  var ids = entry.query_ids || [], n = ids.length, one = n === 1, where = entry.chunking || entry.configuration;
+  var count = n + (typeof entry.questions === "number" ? " of " + entry.questions : "") + " question" + (one ? "" : "s");
+  var parts;
+  if (entry.reason === "no_relevant_chunk" && where) {
+    parts = [el("strong", {text: count}), (one ? " has" : " have") + " no relevant chunk in ", idText(where),
+             " and " + (one ? "is" : "are") + " left out: "];
+  } else if (entry.reason === "unanswerable") {
+    parts = [el("strong", {text: count}), (one ? " is" : " are") + " marked unanswerable (answerable: false) and " +
+             (one ? "is" : "are") + " left out of the retrieval scores: "];
+  } else {
+    parts = [el("strong", {text: count}), (one ? " is" : " are") + " left out", where ? " of " : "", where ? idText(where) : null,
+             entry.reason ? " (" : "", entry.reason ? txt(entry.reason) : null, entry.reason ? ")" : "", ": "];
+  }
+  var p = el("p", {"class": "left-out"}, parts);
+  ids.forEach(function (q, i) { if (i) p.appendChild(document.createTextNode(", ")); p.appendChild(questionLink(q)); });
+  return p;
+}
 // warnings (e.g. a judge grading its own answers) and the questions left out of a chunking's scores
 function notices(s) {
   var warnings = DATA.warnings || [], left = DATA.left_out || [];
   if (!warnings.length && !left.length) return;
   var box = el("div", {"class": "notices", id: "notices", role: "note"});
   warnings.forEach(function (w) { box.appendChild(el("p", {"class": "warning"}, [el("strong", {text: "Warning: "}), txt(w)])); });
-  left.forEach(function (entry) {
-    var ids = entry.query_ids || [], where = entry.chunking || entry.configuration || "";
-    var p = el("p", {"class": "left-out"}, [el("strong", {text: ids.length + " question" + (ids.length === 1 ? " is" : "s are") + " left out"}),
-      where === "" ? "" : " of ", where === "" ? null : idText(where), entry.reason ? ": " : "", entry.reason ? txt(entry.reason) : null, ". "]);
-    ids.forEach(function (q, i) { if (i) p.appendChild(document.createTextNode(", ")); p.appendChild(questionLink(q)); });
-    box.appendChild(p);
-  });
+  left.forEach(function (entry) { box.appendChild(leftOut(entry)); });
   s.appendChild(box);
 }
 
