@@ -218,7 +218,7 @@ def test_the_verdict_comes_first_with_warnings_left_out_questions_and_intervals(
         "Warning: the judge gpt-x also wrote the answers: it may prefer them"
     assert page.locator("#notices .left-out").all_text_contents() == [
         "2 of 2 questions have no relevant chunk in s256o32 and are left out: q1, q2",
-        "1 of 2 question is marked unanswerable (answerable: false) and is left out of the retrieval scores: q2",
+        "1 of 2 questions is marked unanswerable (answerable: false) and is left out of the retrieval scores: q2",
         "1 question is left out of a (a reason of tomorrow): q1"]
     left = page.locator("#notices .left-out").first
     assert left.locator("a").evaluate_all("a => a.map(x => x.getAttribute('href'))") == ["#q1", "#q2"]

@@ -210,7 +210,8 @@ function verdict() {
 // one entry of left_out: {chunking (or configuration; null: every one), reason, query_ids, questions (the total)}
 function leftOut(entry) {
   var ids = entry.query_ids || [], n = ids.length, one = n === 1, where = entry.chunking || entry.configuration;
-  var count = n + (typeof entry.questions === "number" ? " of " + entry.questions : "") + " question" + (one ? "" : "s");
+  var total = typeof entry.questions === "number" ? entry.questions : n;
+  var count = n + (total !== n || typeof entry.questions === "number" ? " of " + total : "") + " question" + (total === 1 ? "" : "s");
   var parts;
   if (entry.reason === "no_relevant_chunk" && where) {
     parts = [el("strong", {text: count}), (one ? " has" : " have") + " no relevant chunk in ", idText(where),
@@ -533,7 +534,7 @@ function questionIndex(id) {
 function questionLink(id) {
   var qi = questionIndex(id);
   if (qi < 0) return idText(id);
-  return el("a", {href: "#" + anchors[qi], "class": "qlink"}, idText(id));
+  return el("a", {href: "#" + anchors[qi], "class": "qref"}, idText(id));
 }
 var showQuestion = null;  // set by questionList: opens a question (index) from its anchor
 function followHash() {
