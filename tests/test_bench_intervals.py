@@ -73,6 +73,7 @@ def test_run_bench_intervals_and_human_labels_equal_the_hand_computation(bench_i
     page = embedded((tmp_path / "r" / "report.html").read_text())
     shown = next(c for c in page["configurations"] if c["name"] == CONFIG)
     assert any(line.startswith(f"{CONFIG} ndcg@3: judge mean") for line in page["human_labels"])
+    assert any(line.startswith(f"not corrected: {CONFIG} mrr@1: 1 human label;") for line in page["human_labels"])
     assert shown["intervals"]["mrr@3"] == [got["low"], got["high"]] and "90% interval" in page["interval_note"]
     out = io.StringIO()
     print_summary(result, out, width=400)

@@ -76,9 +76,13 @@ def _round(value: float) -> float:
 
 
 def _human_label_lines(data: Mapping[str, Any]) -> list[str]:
-    """The means corrected with human labels, one sentence each (the page's own list, under the table)."""
-    return [f"{name} {metric}: {r['text']}" for name, c in data["configurations"].items()
-            for metric, r in (c.get("human_labels") or {}).items()]
+    """The means corrected with human labels, one sentence each, then those left uncorrected and why, as
+    report.md lists them (the page's own list, under the table)."""
+    lines = [f"{name} {metric}: {r['text']}" for name, c in data["configurations"].items()
+             for metric, r in (c.get("human_labels") or {}).items()]
+    skipped = (data.get("human_labels") or {}).get("not_corrected") or {}
+    return lines + [f"not corrected: {name} {metric}: {why}" for name, by in skipped.items()
+                    for metric, why in by.items()]
 
 
 def _judge_lines(data: Mapping[str, Any]) -> tuple[list[str], list[str]]:
