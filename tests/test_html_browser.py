@@ -262,6 +262,7 @@ def test_every_question_has_an_anchor_and_a_link_that_opens_it(browser, tmp_path
     page.goto(path.resolve().as_uri() + "#q2")  # opening the page at a question's anchor opens the question
     page.wait_for_selector("html[data-ready]")
     assert page.locator("#drilldown").is_visible() and page.locator("#drilldown h2").text_content() == "Question q2"
+    assert page.locator("#drilldown .permalink").get_attribute("href") == "#q2"
     assert page.evaluate("document.getElementById('q1').tagName") == "TR"
     assert page.locator("#q1 a.qlink").get_attribute("href") == "#q1"
     page.click("#q1 a.qlink")

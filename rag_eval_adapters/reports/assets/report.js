@@ -726,7 +726,8 @@ function openQuestion(qi, worst) {
   drill.appendChild(controls);
   drill.appendChild(pair);
   var back = el("a", {href: "#questions", text: "Back to the questions"});
-  drill.appendChild(el("p", null, back));
+  var permalink = el("a", {href: "#" + anchors[qi], "class": "qref permalink", text: "link to this question"});
+  drill.appendChild(el("p", null, [back, " \u00b7 ", permalink]));
   draw();
   h.focus();
   h.scrollIntoView();
