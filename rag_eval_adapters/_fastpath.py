@@ -137,7 +137,8 @@ def _grades(judgments: Sequence[Any], precise: np.ndarray) -> tuple[np.ndarray, 
     jdicts = _pick(judgments, fast_idx, n)
     jlen[fast_idx] = np.fromiter(map(len, jdicts), dtype=np.int64, count=len(jdicts))
     bad = jfast & (jlen == 0)
-    has_none, types, values = False, set(), []
+    has_none, values = False, []
+    types: set[type] = set()
     for a in range(0, len(jdicts), _BLOCK):  # the passes over a block of entries while they are in cache
         part = jdicts[a:a + _BLOCK]
         has_none = has_none or any(map(contains, part, repeat(None)))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 from ._registry import METRICS, Metric, names_of, unknown_name
 
@@ -32,7 +32,8 @@ _BOOL = {"true": True, "false": False, "1": True, "0": False}
 
 
 def _lookup() -> dict[str, type[Metric]]:
-    return {name: cls for name, (cls, _) in names_of("retrieval").items()}
+    # the retrieval family registers Metric subclasses only (measures.py)
+    return {name: cast("type[Metric]", cls) for name, (cls, _) in names_of("retrieval").items()}
 
 
 def parse_metric(spec: MetricLike) -> Metric:
@@ -79,7 +80,7 @@ def parse_metric(spec: MetricLike) -> Metric:
     return metric.labelled(text)
 
 
-def parse_metrics(specs: MetricLike | Iterable[MetricLike]) -> list[Metric]:
+def parse_metrics(specs: MetricLike | Iterable[MetricLike] | None) -> list[Metric]:
     """Metric objects from names and/or objects, repeated labels dropped, order kept."""
     if specs is None:
         raise TypeError("metrics is None: name at least one metric, e.g. ['ndcg@10', 'mrr']. " + _valid())

@@ -15,6 +15,7 @@ from bisect import bisect_right
 from collections.abc import Hashable, Iterable, Sequence
 from itertools import compress, repeat
 from operator import gt
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +48,7 @@ def trec_order(scored: Iterable[tuple[float, Hashable]]) -> list[Hashable]:
 
 
 def ties_after(
-    ids: Iterable[Hashable], scores: np.ndarray, hit_ids: Sequence[Hashable], hit_scores: np.ndarray
+    ids: Sequence[Any], scores: np.ndarray, hit_ids: Sequence[Any], hit_scores: np.ndarray
 ) -> list[int]:
     """For each document ``(hit_ids[h], hit_scores[h])`` of one query: how many of the query's documents
     (``ids``, scored ``scores``, in the same order) share its score and have a greater id, i.e. come before it
@@ -59,8 +60,8 @@ def ties_after(
     """
     n = scores.shape[0]
     hit_values = np.asarray(hit_scores, dtype=np.float64).tolist()
+    out: list[int] = []
     if len(hit_ids) * n <= _SCAN:
-        out = []
         for doc, s in zip(hit_ids, hit_values, strict=False):
             same = compress(ids, (scores == s).tolist())
             out.append(sum(map(gt, same, repeat(doc))))
@@ -69,14 +70,13 @@ def ties_after(
     picked = np.flatnonzero(np.isin(scores, hit_scores))
     picked = picked[np.argsort(scores[picked], kind="stable")]
     values = scores[picked]
-    groups: dict[float, list[Hashable]] = {}
+    groups: dict[float, list[Any]] = {}
     for part in np.split(picked, np.flatnonzero(values[1:] != values[:-1]) + 1):
         if part.shape[0]:
             groups[float(scores[part[0]])] = sorted([ids[i] for i in part.tolist()])
-    out = []
     for doc, s in zip(hit_ids, hit_values, strict=False):
-        same = groups[s]
-        out.append(len(same) - bisect_right(same, doc))
+        tied = groups[s]
+        out.append(len(tied) - bisect_right(tied, doc))
     return out
 
 

@@ -92,11 +92,10 @@ def finish(
     errors = dict(errors)
     query_ids = list(query_ids)
     judged = compute if isinstance(compute, Judged) else None
-    if judged is not None:
-        compute = lambda metric: metric.compute(judged)  # noqa: E731
     values = np.empty((len(query_ids), len(measures)), dtype=np.float64)
     for j, measure in enumerate(measures):
-        values[:, j] = compute(measure) if query_ids else ()
+        if query_ids:
+            values[:, j] = measure.compute(compute) if isinstance(compute, Judged) else compute(measure)
     bad = ~np.isfinite(values).all(axis=1)
     if bad.any():
         if top_grades is None and judged is not None:
@@ -109,7 +108,7 @@ def finish(
                 f"query {query_ids[i]!r}: {key} is not a finite number;{grade} use grades whose gains and their "
                 "sum fit in a float64 (below 1024 with exponential gain)"
             )
-        keep = ~bad
+        keep = np.logical_not(bad)
         values = values[keep]
         query_ids = [q for q, k in zip(query_ids, keep.tolist(), strict=False) if k]
     if not query_ids:

@@ -16,9 +16,9 @@ import io
 import os
 import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, Union
+from typing import IO, Any, Literal, Union, overload
 
 STDIN = "-"
 GZIP_MAGIC = b"\x1f\x8b"
@@ -55,10 +55,19 @@ class Source:
         name = self.path.name.lower()
         return name[:-3] if name.endswith(".gz") else name
 
-    def open(self) -> BinaryIO:
-        """A new binary stream of the (decompressed) bytes."""
-        raw: BinaryIO = io.BytesIO(self.data) if self.data is not None else open(self.path, "rb")  # type: ignore[arg-type]
-        return gzip.GzipFile(fileobj=raw, mode="rb") if self.gzip else raw  # type: ignore[return-value]
+    def open(self) -> IO[bytes] | gzip.GzipFile:
+        """A new binary stream of the (decompressed) bytes.
+
+        Raises ``ValueError`` for a source with neither bytes nor a path.
+        """
+        raw: IO[bytes]
+        if self.data is not None:
+            raw = io.BytesIO(self.data)
+        elif self.path is not None:
+            raw = open(self.path, "rb")
+        else:
+            raise ValueError(f"{self.name}: a source needs a path or its bytes")
+        return gzip.GzipFile(fileobj=raw, mode="rb") if self.gzip else raw
 
     def arrow_input(self):
         """What ``pyarrow.csv.read_csv`` reads."""
@@ -97,6 +106,14 @@ def open_source(path: PathLike | Source) -> Source:
     raise FileNotFoundError(f"no such file: {p}")
 
 
+@overload
+def text_lines(source: Source, *, bad_lines: Literal["raise"] = "raise") -> Iterator[tuple[int, str]]: ...
+
+
+@overload
+def text_lines(source: Source, *, bad_lines: str) -> Iterator[tuple[int, str | ValueError]]: ...
+
+
 def text_lines(source: Source, *, bad_lines: str = "raise") -> Iterator[tuple[int, str | ValueError]]:
     """``(line_number, text)`` for every line; the text may keep a final ``\n`` (see the module docstring).
 
@@ -113,7 +130,7 @@ def text_lines(source: Source, *, bad_lines: str = "raise") -> Iterator[tuple[in
                     body = raw[:-1] if raw.endswith(b"\n") else raw
                     if body.endswith(b"\r"):
                         body = body[:-1]
-                    pieces = body.split(b"\r")
+                    pieces: Sequence[bytes] = body.split(b"\r")
                 else:
                     pieces = (raw,)
                 for piece in pieces:

@@ -209,8 +209,9 @@ def text_rule(metric: Metric) -> TextRule:
     metric class declares it (:attr:`rag_eval_adapters.measures.Metric.text_rule`, and ``granular_text_rule``
     for a granular variant that differs), so a new metric states its rule where it is declared.
     """
-    if metric.__dict__.get("granular") and getattr(metric, "granular_text_rule", None):
-        return metric.granular_text_rule
+    granular_rule = getattr(metric, "granular_text_rule", None)  # declared by the granular metrics only
+    if metric.__dict__.get("granular") and granular_rule:
+        return granular_rule
     return metric.text_rule
 
 

@@ -99,7 +99,7 @@ def _function_for(cls: type[Metric]) -> Callable[..., float]:
     )
     function.__name__ = function.__qualname__ = title
     function.__module__ = __name__
-    summary, _, rest = inspect.getdoc(cls).partition("\n")
+    summary, _, rest = (inspect.getdoc(cls) or "").partition("\n")
     function.__doc__ = (
         f"{summary}\n\nThe per-query form of :class:`rag_eval_adapters.measures.{cls.__name__}`.\n"
         + _PARAMETERS_DOC.replace("{options}", "".join(_OPTION_DOC[name] for name in names))

@@ -29,7 +29,7 @@ from ._sources import Source, open_source, text_lines
 
 __all__ = ["read_trec_qrels", "read_trec_run", "read_trec_qrels_table", "read_trec_run_table", "TrecFormatError"]
 
-PathLike = Union[str, "os.PathLike[str]"]
+PathLike = Union[str, "os.PathLike[str]", Source]  # a Source: an input already opened (rag_eval_adapters.readers)
 Engine = Literal["auto", "pyarrow", "python"]
 
 # what str.split() splits on besides ' ': a field holding one of these is not what pyarrow sees

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 import numpy as np
 from pydantic import BeforeValidator, ValidationError, ValidationInfo
@@ -89,11 +89,12 @@ def check_k(k: Any, field: str = "k") -> int | None:
         return None
     if isinstance(k, bool) or not isinstance(k, numbers.Integral):
         raise TypeError(f"{field} must be a positive int or None (the whole list), got {k!r}")
-    if k < 1:
+    value = int(k)  # an int of numpy's too
+    if value < 1:
         raise ValueError(f"{field} must be a positive int or None (the whole list), got {k!r}")
-    if k > MAX_K:
+    if value > MAX_K:
         raise ValueError(f"{field} must be at most 2**62 (None: the whole list), got a {len(str(k))}-digit number")
-    return int(k)
+    return value
 
 
 def _float_or_inf(value: Any) -> float:
@@ -136,14 +137,15 @@ def check_gain(gain: Any, field: str = "gain") -> str:
 
 MISSING: tuple[str, ...] = ("zero", "skip", "error")
 """The policies for a query of qrels absent from the run: score it 0, leave it out, or refuse the run."""
+Missing = Literal["zero", "skip", "error"]  # their type
 
 
-def check_missing(missing: Any, field: str = "missing") -> str:
+def check_missing(missing: Any, field: str = "missing") -> Missing:
     """The policy for queries of qrels absent from the run (``"zero"``, ``"skip"`` or ``"error"``), checked: the
     one rule and message of ``evaluate``, ``evaluate_columns`` and the distributed entry points."""
     if not isinstance(missing, str) or missing not in MISSING:
         raise ValueError(f"{field} must be 'zero', 'skip' or 'error', got {missing!r}")
-    return missing
+    return cast(Missing, missing)  # one of MISSING, checked above
 
 
 def _grade_of(value: Any, label: str) -> float:

@@ -94,3 +94,32 @@ def probe_page() -> dict:
     page["answers"][1][0]["claims"][0].update(text=PROBES[1], verdict=PROBES[3], quote=PROBES[4], chunk_id=PROBES[2])
     page["answers"][1][1]["error"] = PROBES[5]
     return page
+
+
+def notes_page(n_configs: int = 2) -> dict:
+    """The small page with what report.md and report.txt say around the numbers: a judge's warning, questions
+    left out of a chunking, 24 human-label lines, 24 summary lines, and the interval of every mean (``--ci``);
+    ``n_configs`` long-named copies of the configurations (a wide table)."""
+    page = small_page()
+    page["summary"] = [f"summary line {i}" for i in range(24)]
+    page["warnings"] = ["the judge gpt-x also wrote the answers: it may prefer them"]
+    page["left_out"] = [  # as the bench writes it into report.json
+        {"chunking": "s256o32", "reason": "no_relevant_chunk", "query_ids": ["q1", "q2"], "questions": 2,
+         "message": "2 of 2 questions have no relevant chunk in s256o32 and are left out: q1, q2"},
+        {"chunking": None, "reason": "unanswerable", "query_ids": ["q2"], "questions": 2, "message": "..."},
+        {"configuration": "a", "reason": "a reason of tomorrow", "query_ids": ["q1"]}]
+    page["human_labels"] = [f"b ndcg@2: judge mean 0.9, corrected 0.8 [0.6, 1.0] from {i} human labels"
+                            for i in range(24)]
+    page["interval_note"] = "[low, high]: the 90% interval of each mean over its queries (t: Student's t)."
+    configs = []
+    for i in range(n_configs):
+        config = dict(page["configurations"][i % 2])
+        if i >= 2:
+            config["name"] = f"s{256 + i}o32/hybrid-retriever-with-a-long-name+cross-encoder-reranker-{i}"
+        config["intervals"] = {m: [max(0.0, v - 0.1), min(1.0, v + 0.1)] for m, v in config["mean"].items()}
+        config["intervals_by_type"] = {t: {m: [0.0, 1.0] for m in means} for t, means in config["by_type"].items()}
+        configs.append(config)
+    page["configurations"] = configs
+    for key in ("per_query", "retrieved", "answers"):
+        page[key] = [page[key][i % 2] for i in range(n_configs)]
+    return page

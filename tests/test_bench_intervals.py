@@ -17,6 +17,7 @@ pytest.importorskip("bm25s")
 pytest.importorskip("llama_index.core")
 
 from bench_helpers import HashEmbedder  # noqa: E402
+from html_pages import embedded  # noqa: E402
 
 from rag_eval_adapters.bench import BenchSettings, run_bench  # noqa: E402
 from rag_eval_adapters.bench.console import print_summary  # noqa: E402
@@ -69,8 +70,11 @@ def test_run_bench_intervals_and_human_labels_equal_the_hand_computation(bench_i
         assert ndcg in text and "90% interval of each mean over its queries (t: Student's t)" in text
         assert "Means corrected with human labels" in text and "ppi++ 90%" in text
         assert f"not corrected: {CONFIG} mrr@1: 1 human label; PPI++ needs at least 2" in text  # said, not dropped
-    page = (tmp_path / "r" / "report.html").read_text()
-    assert f"{CONFIG} ndcg@3: judge mean" in page and "Intervals (t, 90%) of every mean" in page
+    page = embedded((tmp_path / "r" / "report.html").read_text())
+    shown = next(c for c in page["configurations"] if c["name"] == CONFIG)
+    assert any(line.startswith(f"{CONFIG} ndcg@3: judge mean") for line in page["human_labels"])
+    assert any(line.startswith(f"not corrected: {CONFIG} mrr@1: 1 human label;") for line in page["human_labels"])
+    assert shown["intervals"]["mrr@3"] == [got["low"], got["high"]] and "90% interval" in page["interval_note"]
     out = io.StringIO()
     print_summary(result, out, width=400)
     printed = out.getvalue()

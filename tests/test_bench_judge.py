@@ -17,6 +17,7 @@ pytest.importorskip("llama_index.core")
 pytest.importorskip("openai")
 
 from bench_helpers import HashEmbedder  # noqa: E402
+from html_pages import embedded  # noqa: E402
 
 from rag_eval_adapters import evaluate, read_trec_qrels, read_trec_run  # noqa: E402
 from rag_eval_adapters.bench import BenchSettings, run_bench  # noqa: E402
@@ -61,6 +62,9 @@ def test_judged_answers_and_unlabelled_chunks_graded_and_rescored(inputs, tmp_pa
     assert "faithfulness" in written["answers"]["mean"]
     text = (tmp_path / "r" / "report.txt").read_text()
     assert "faithfulness" in text and "judged by judge-model" in text
+    page = embedded((tmp_path / "r" / "report.html").read_text())  # the page names the judge as report.txt does
+    prompt = report["judgments"]["judge"]["prompt_version"]
+    assert f"Answers judged by judge-model (prompt {prompt})." in page["summary"] and page["warnings"] == []
 
 
 def test_the_cli_judges_with_a_judge_model_on_a_base_url(inputs, tmp_path, judge_server, monkeypatch):

@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from browser_support import WatchedPage, skip_reason  # noqa: E402
-from html_pages import PROBE_TEXT, PROBES, probe_page, small_page  # noqa: E402
+from html_pages import PROBE_TEXT, PROBES, notes_page, probe_page, small_page  # noqa: E402
 
 from rag_eval_adapters.reports.html import write_html_report  # noqa: E402
 
@@ -189,6 +189,122 @@ def test_a_page_with_nothing_but_a_title_and_one_configuration_loads_without_err
         assert watched.console_errors() == [] and watched.foreign_requests() == []
         assert watched.page.locator("#questions p").text_content() == "No per-question data in this report."
     assert column(watched.page, "config-table", 1) == ["0.250"]
+
+
+# x of the first character of ``first`` and of ``second`` where they follow each other in the text of ``selector``
+X_OF = """([selector, first, second]) => {
+  const root = document.querySelector(selector);
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  let node;
+  while ((node = walker.nextNode())) {
+    const i = node.data.indexOf(first), j = node.data.indexOf(second, i + first.length);
+    if (i < 0 || j < 0) continue;
+    const at = k => { const r = document.createRange(); r.setStart(node, k); r.setEnd(node, k + 1);
+                      return r.getBoundingClientRect().left; };
+    return [at(i), at(j)];
+  }
+  return null;
+}"""
+
+
+def test_the_verdict_comes_first_with_warnings_left_out_questions_and_intervals(browser, tmp_path):
+    watched = WatchedPage(browser, write_html_report(notes_page(), tmp_path / "notes.html"))
+    page = watched.page
+    order = page.evaluate("[...document.querySelectorAll('main > *')].map(e => e.id || e.tagName)")
+    assert order[:5] == ["page-title", "NAV", "verdict", "summary", "configurations"]
+    # 24 summary lines and 24 human-label lines no longer push the verdict down: it is in the first screen
+    assert page.locator("#verdict li").bounding_box()["y"] < 300
+    assert page.locator("#notices .warning").text_content() == \
+        "Warning: the judge gpt-x also wrote the answers: it may prefer them"
+    assert page.locator("#notices .left-out").all_text_contents() == [
+        "2 of 2 questions have no relevant chunk in s256o32 and are left out: q1, q2",
+        "1 of 2 questions is marked unanswerable (answerable: false) and is left out of the retrieval scores: q2",
+        "1 question is left out of a (a reason of tomorrow): q1"]
+    left = page.locator("#notices .left-out").first
+    assert left.locator("a").evaluate_all("a => a.map(x => x.getAttribute('href'))") == ["#q1", "#q2"]
+    assert page.locator("#configurations .human-labels li").count() == 24
+    assert page.evaluate("document.querySelector('#config-box').compareDocumentPosition("
+                         "document.querySelector('.human-labels')) & Node.DOCUMENT_POSITION_FOLLOWING") > 0
+    # every mean shows its --ci interval under it, for the question type chosen
+    assert column(page, "config-table", 3) == ["0.900[0.800, 1.000]", "0.500[0.400, 0.600]"]
+    assert "the 90% interval of each mean" in page.locator("#config-table caption").text_content()
+    page.select_option("#type-filter", "literal")
+    assert column(page, "config-table", 3) == ["1.000[0.000, 1.000]", "0.800[0.000, 1.000]"]
+    left.locator("a").nth(1).click()  # a left-out question's link opens it
+    assert page.locator("#drilldown h2").text_content() == "Question q2"
+    assert watched.console_errors() == [] and watched.foreign_requests() == []
+
+
+def test_the_table_fits_or_scrolls_inside_its_box_at_1400_px(browser, tmp_path):
+    data = notes_page(n_configs=12)
+    extra = [f"answer_metric_{i}" for i in range(16)]
+    data["extra_metrics"] = extra
+    for config in data["configurations"]:
+        config["mean"].update({m: 0.5 for m in extra})
+        config["intervals"].update({m: [0.25, 0.75] for m in extra})
+    data["chunks"]["texts"][0] = "unbroken" * 60 + " " + data["chunks"]["texts"][0]
+    data["questions"][0]["text"] = "why" * 120
+    watched = WatchedPage(browser, write_html_report(data, tmp_path / "wide.html"), width=1400)
+    page = watched.page
+    page.click("#questions-table .qbtn[data-question='0']")
+    size = page.evaluate("""() => { const box = document.getElementById('config-table').parentElement;
+        return {page: document.documentElement.scrollWidth, view: window.innerWidth, main: document.querySelector('main').clientWidth,
+                box: box.clientWidth, inner: box.scrollWidth, overflow: getComputedStyle(box).overflowX}; }""")
+    assert size["view"] == 1400 and size["page"] <= 1400  # nothing widens the page
+    assert size["inner"] > size["box"] <= size["main"] and size["overflow"] == "auto"  # the wide table scrolls
+    assert watched.console_errors() == []
+
+
+def test_every_question_has_an_anchor_and_a_link_that_opens_it(browser, tmp_path):
+    data = small_page()
+    path = write_html_report(data, tmp_path / "anchors.html")
+    page = browser.new_page(viewport={"width": 1300, "height": 900})
+    page.goto(path.resolve().as_uri() + "#q2")  # opening the page at a question's anchor opens the question
+    page.wait_for_selector("html[data-ready]")
+    assert page.locator("#drilldown").is_visible() and page.locator("#drilldown h2").text_content() == "Question q2"
+    assert page.locator("#drilldown .permalink").get_attribute("href") == "#q2"
+    assert page.evaluate("document.getElementById('q1').tagName") == "TR"
+    assert page.locator("#q1 a.qlink").get_attribute("href") == "#q1"
+    page.click("#q1 a.qlink")
+    assert page.locator("#drilldown h2").text_content() == "Question q1"
+    page.close()
+    # an id the page uses itself, or one that is no plain id, is anchored by its position
+    data["questions"][0]["id"], data["questions"][1]["id"] = "main", "q 2"
+    watched = WatchedPage(browser, write_html_report(data, tmp_path / "odd.html"))
+    rows = watched.page.locator("#questions-table tbody tr").evaluate_all("rs => rs.map(r => r.id)")
+    assert sorted(rows) == ["question-1", "question-2"]
+    assert watched.page.evaluate("document.getElementById('main').tagName") == "MAIN"
+    watched.page.click("#question-1 a.qlink")
+    assert watched.page.locator("#drilldown h2").text_content() == "Question main"
+
+
+def test_a_direction_override_in_a_question_leaves_the_text_after_it_unchanged(browser, tmp_path):
+    data = small_page()
+    literal = "lit\u202eeral"
+    data["query_types"] = {literal: 1, "paraphrase": 1}
+    data["questions"][0].update(text="which \u202eriver carries the most water", type=literal)
+    data["questions"][1]["text"] = "\u0645\u0627\u0630\u0627 \u062a\u0641\u0639\u0644 \u0627\u0644\u0628\u0648\u0645\u061f"
+    for config in data["configurations"]:
+        config["by_type"][literal] = config["by_type"].pop("literal")
+    data["answers"][1][0]["claims"][0]["text"] = "The \u202eAmazon carries"
+    watched = WatchedPage(browser, write_html_report(data, tmp_path / "bidi.html"))
+    page = watched.page
+    # each text from data is isolated with its own direction: the right-to-left question reads right to left
+    directions = page.locator("#questions-table tbody td .t:not(.id)").evaluate_all(
+        "ts => ts.map(t => [t.textContent.slice(0, 5), getComputedStyle(t).direction, getComputedStyle(t).unicodeBidi])")
+    assert sorted(directions) == [["which", "ltr", "isolate"], ["\u0645\u0627\u0630\u0627 ", "rtl", "isolate"]]
+    # a question type is shown like an id, with its override visible, in the filters, the table and the chart
+    assert "lit[U+202E]eral (1)" in page.locator("#type-filter option").all_text_contents()
+    page.locator("#chart-by-type .series[data-series='1'] > *").first.hover()
+    tip = page.locator(".tip")
+    assert tip.text_content() == "a, lit[U+202E]eral: ndcg@2 = 1.000"
+    first, after = page.evaluate(X_OF, [".tip", "ndcg", "="])
+    assert first < after  # the text after the type runs left to right
+    page.click("#questions-table .qbtn[data-question='0']")
+    page.select_option("#drill-b", "1")
+    first, after = page.evaluate(X_OF, ["#drilldown .claims li", "supp", "rted"])
+    assert first < after  # the verdict after an overridden claim reads as written
+    assert watched.console_errors() == []
 
 
 # The demo's page, in this module's Chromium (one launch for every browser test of report.html)

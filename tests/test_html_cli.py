@@ -37,6 +37,19 @@ def test_evaluate_writes_a_page_from_the_html_extension(tmp_path):
     assert {q["id"] for q in data["questions"]} == set(TINY_QRELS)
 
 
+def test_evaluate_with_ci_shows_the_interval_of_each_mean_on_the_page(tmp_path):
+    qrels, _, bad = paired_collection(12, 10)
+    paths = [write_trec_qrels(tmp_path / "q.qrels", qrels), write_trec_run(tmp_path / "bad.run", bad)]
+    out = tmp_path / "report.html"
+    code, _, stderr = run_cli("evaluate", "--qrels", paths[0], "--run", paths[1], "-m", "ndcg@5,mrr", "--ci", "t",
+                              "--confidence", "0.9", "-o", out)
+    assert code == 0, stderr
+    data = embedded(out.read_text(encoding="utf-8"))
+    shown = data["configurations"][0]
+    assert sorted(shown["intervals"]) == ["mrr", "ndcg@5"] and "t 90% interval" in data["interval_note"]
+    assert all(low < shown["mean"][m] < high for m, (low, high) in shown["intervals"].items())
+
+
 def test_compare_page_holds_every_paired_test(tmp_path):
     qrels, good, bad = paired_collection(12, 10)
     paths = [write_trec_qrels(tmp_path / "q.qrels", qrels), write_trec_run(tmp_path / "good.run", good),

@@ -64,6 +64,22 @@ def test_the_script_never_parses_data_as_markup_and_the_page_names_no_remote_add
     assert addresses <= {"http://www.w3.org"}  # the SVG namespace name, never fetched
 
 
+def test_the_style_sheet_and_script_are_package_data_files_the_page_embeds():
+    from importlib import resources
+
+    from rag_eval_adapters.reports.html_assets import PAGE_SCRIPT, PAGE_STYLE, asset_text
+
+    folder = resources.files("rag_eval_adapters.reports").joinpath("assets")
+    css = folder.joinpath("report.css").read_text(encoding="utf-8")
+    js = folder.joinpath("report.js").read_text(encoding="utf-8")
+    assert "unicode-bidi" in css and "report-ready" in js and "__PALETTE__" in js
+    assert PAGE_STYLE.strip() == css.strip() and "__PALETTE__" not in PAGE_SCRIPT
+    html = render_html(small_page())
+    assert f"<style>\n{PAGE_STYLE}\n</style>" in html and PAGE_SCRIPT in html
+    with pytest.raises(FileNotFoundError, match="report.txt"):
+        asset_text("report.txt")
+
+
 def test_check_page_names_the_field_at_fault():
     with pytest.raises(TypeError, match="'title' must be a string"):
         check_page({"configurations": []})
@@ -106,14 +122,19 @@ def test_evidence_offsets_follow_spans_texts_and_chunk_ids():
 
 
 @pytest.fixture(scope="module")
-def bench_folder(tmp_path_factory):
+def bench_run(tmp_path_factory):
     pytest.importorskip("llama_index.core")
     pytest.importorskip("bm25s")
     out = tmp_path_factory.mktemp("bench_html") / "report"
-    run_bench(documents(), case_records(), chunkings=["16:0", "32:8"], retrievers=["bm25", "e5"],
-              rerankers=["lexical"], settings=BenchSettings(ks=(1, 3, 5), e2e_limit=4, permutations=100),
-              embedder=HashEmbedder(), output_dir=out)
-    return out
+    result = run_bench(documents(), case_records(), chunkings=["16:0", "32:8"], retrievers=["bm25", "e5"],
+                       rerankers=["lexical"], settings=BenchSettings(ks=(1, 3, 5), e2e_limit=4, permutations=100),
+                       embedder=HashEmbedder(), output_dir=out)
+    return out, result
+
+
+@pytest.fixture(scope="module")
+def bench_folder(bench_run):
+    return bench_run[0]
 
 
 def test_the_bench_page_holds_the_runs_grades_and_evidence_of_its_report_folder(bench_folder):
@@ -147,6 +168,28 @@ def test_the_bench_page_holds_the_runs_grades_and_evidence_of_its_report_folder(
                 assert answer["scores"] == {m: held[m] for m in conf["answers"]["mean"]}
                 assert isinstance(answer["text"], str)
     assert len(data["tests"]) == len(report["comparison"]["tests"])
+
+
+def test_the_bench_page_carries_the_judge_its_warnings_and_the_left_out_questions_of_report_json(bench_run):
+    from rag_eval_adapters.bench.html_page import bench_page
+
+    folder, result = bench_run
+    data = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    plain = bench_page(result, data)
+    assert plain["warnings"] == [] and "left_out" not in plain and "interval_note" not in plain
+    assert not any("judged by" in line for line in plain["summary"])
+    warning = "the judge openai:gpt-x is the answering model gpt-x: it may prefer its own answers"
+    data["judgments"] = {"judge": {"judge_model": "openai:gpt-x", "prompt_version": "v7", "warnings": [warning]}}
+    data["left_out"] = [{"chunking": "s16o0", "reason": "no_relevant_chunk", "query_ids": ["q1", "q2"], "questions": 8,
+                         "message": "2 of 8 questions have no relevant chunk in s16o0 and are left out: q1, q2"}]
+    page = bench_page(result, data)
+    check_page(page)
+    assert "Answers judged by openai:gpt-x (prompt v7)." in page["summary"] and page["warnings"] == [warning]
+    assert page["left_out"] == data["left_out"]
+    assert {k: v for k, v in page.items() if k not in ("summary", "warnings", "left_out")} == \
+        {k: v for k, v in plain.items() if k not in ("summary", "warnings")}
+    with pytest.raises(TypeError, match=r"left_out\[0\] must be a mapping with a list 'query_ids'"):
+        check_page({**page, "left_out": [{"chunking": "s16o0", "query_ids": "q1"}]})
 
 
 # ---------------------------------------------------------------- pages of evaluate, compare and answers
@@ -188,6 +231,30 @@ def test_report_page_of_runs_holds_means_per_query_values_rankings_and_tests():
     assert all(t["p_adjusted"] == t["p"] for t in report_page(reports, title="t", comparison=uncorrected)["tests"])
     only_map = report_page({"A": evaluate(QRELS, RUN_A, ["map", "ndcg@5"])}, title="t")
     assert only_map["families"] == [] and only_map["metrics"] == ["map", "ndcg@5"]
+
+
+def test_report_page_shows_the_intervals_of_the_means_it_shows():
+    from rag_eval_adapters import evaluate
+    from rag_eval_adapters.compare import compare_reports
+    from rag_eval_adapters.intervals import report_intervals
+    from rag_eval_adapters.reports import report_page
+
+    reports = {name: evaluate(QRELS, run, METRICS) for name, run in (("A", RUN_A), ("B", RUN_B))}
+    given = {"A": report_intervals(reports["A"], method="t", confidence=0.9)}
+    page = report_page(reports, title="t", intervals=given)
+    check_page(page)
+    first, second = page["configurations"]
+    assert first["intervals"] == {m: [given["A"][m].low, given["A"][m].high] for m in METRICS}
+    assert "intervals" not in second and page["interval_note"] == "[low, high] under each mean: its t 90% interval."
+    # an interval of another mean (a PPI-corrected one, or over other queries) is not put under this mean
+    moved = {"A": {"ndcg@2": {"estimate": reports["A"].mean["ndcg@2"] + 0.1, "low": 0.0, "high": 1.0}}}
+    assert "intervals" not in report_page(reports, title="t", intervals=moved)["configurations"][0]
+    comparison = compare_reports(reports, n_permutations=50, n_bootstrap=50)
+    from dataclasses import replace
+
+    comparison = replace(comparison, intervals={n: report_intervals(r, method="normal") for n, r in reports.items()})
+    page = report_page(reports, title="t", comparison=comparison)
+    assert [sorted(c["intervals"]) for c in page["configurations"]] == [sorted(METRICS)] * 2
 
 
 def test_report_page_of_answer_records_shows_answers_scores_and_claims():

@@ -58,7 +58,7 @@ class JudgeScorer:
         """One :class:`~rag_eval_adapters.judges.JudgeResult` per answer, its score the metric's part."""
         from dataclasses import replace
 
-        questions = list(queries) or [None] * len(answers)
+        questions: list[str | None] = [*queries] or [None] * len(answers)
         items = [{"answer": a, "reference": r, "question": q}
                  for a, r, q in zip(answers, references, questions, strict=True)]
         part = JUDGE_SCORER_METRICS[self.metric]

@@ -56,7 +56,7 @@ class PairwiseJudgement:
 
 def ragchecker_path(name: str = "human_labeled_data.json") -> Path:
     """The path of a shipped file of the set: ``human_labeled_data.json``, ``LICENSE``, ``NOTICE``, ``README.md``."""
-    path = Path(str(resources.files("rag_eval_adapters").joinpath("data", "ragchecker", name)))
+    path = Path(str(resources.files("rag_eval_adapters") / "data" / "ragchecker" / name))
     if not path.is_file():
         raise FileNotFoundError(f"RAGChecker data file {name!r} is missing from the installed package ({path})")
     return path

@@ -2,9 +2,10 @@
 
 A retriever has a ``name`` and ``index(chunks)`` returning an index whose ``search(queries, k)`` gives, for
 each query, up to ``k`` ``(chunk_id, score)`` pairs best first. LlamaIndex and LangChain retrievers plug in
-through :class:`rag_eval_adapters.llamaindex.bench_retriever.LlamaIndexRetriever` and
-:class:`rag_eval_adapters.langchain.bench_retriever.LangChainRetriever`. Every ranking is put in trec_eval's
-order (score descending, ties by chunk id descending), so the TREC files written score the same.
+through :class:`rag_eval_adapters.llamaindex.chunk_retrievers.LlamaIndexRetriever` and
+:class:`rag_eval_adapters.langchain.chunk_retrievers.LangChainRetriever` (which keep the framework's order:
+:func:`rag_eval_adapters.factory_retriever.ranked_hits`). This module's retrievers put every ranking in
+trec_eval's order (score descending, ties by chunk id descending), so the TREC files written score the same.
 """
 
 from __future__ import annotations
@@ -107,7 +108,9 @@ class _DenseIndex:
 
 
 class DenseRetriever:
-    """Cosine similarity of query and chunk embeddings (default: the offline E5 embedder, cached)."""
+    """The dot product of query and chunk embeddings from ``embedder`` (its ``embed_queries`` and
+    ``embed_passages``; the cosine for normalized embeddings, as E5's are), under ``name`` (default ``e5``).
+    The benchmark passes its own embedder: the offline E5 one unless told otherwise."""
 
     def __init__(self, embedder: Any, name: str = "e5") -> None:
         self.embedder = embedder
@@ -132,7 +135,8 @@ class _HybridIndex:
 
 
 class HybridRetriever:
-    """Reciprocal rank fusion (constant ``rrf_k``) of the top ``depth`` chunks of each retriever."""
+    """Reciprocal rank fusion (constant ``rrf_k``) of the top ``max(k, depth)`` chunks of each retriever (at
+    least two), the fused ranking in trec_eval's order."""
 
     def __init__(self, retrievers: Sequence[Any], depth: int = 50, rrf_k: int = 60, name: str = "hybrid") -> None:
         if len(retrievers) < 2:
@@ -149,7 +153,8 @@ class HybridRetriever:
 def share_parts(retrievers: Sequence[Any]) -> list[Any]:
     """``retrievers`` with each hybrid's BM25 and dense parts replaced by the run's own ``bm25`` / dense
     retriever of the same settings (same ``k1`` and ``b``; same embedder and name), so an index is built once
-    a chunking whichever configuration asks for it. The retrievers are changed in place and returned."""
+    per chunking whichever configuration asks for it. The hybrids are changed in place; the list returned is a
+    new list of the same retrievers."""
     for hybrid in retrievers:
         if not isinstance(hybrid, HybridRetriever):
             continue

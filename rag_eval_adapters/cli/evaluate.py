@@ -51,7 +51,7 @@ def cmd_evaluate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
     details = query_details(qrels, run, args.relevance_level) if args.per_query else None
     if fmt == "html":
         emit_page(report_page({name: report}, title=f"rag-eval evaluate: {name}", runs={name: run}, qrels=qrels,
-                              summary=[f"{name} scored against {args.qrels}"]),
+                              summary=[f"{name} scored against {args.qrels}"], intervals={name: intervals or {}}),
                   args.output, stdout, stderr)
     elif fmt == "table" and not args.output and is_tty(stdout):
         print_rich(

@@ -32,7 +32,7 @@ DEMO_E2E_LIMIT = 24
 
 def data_path(name: str) -> Path:
     """Path of a shipped data file: ``documents.jsonl`` or ``testset.jsonl``."""
-    path = Path(str(resources.files(__name__).joinpath("data", name)))
+    path = Path(str(resources.files(__name__) / "data" / name))
     if not path.is_file():
         raise FileNotFoundError(f"demo data file {name!r} is missing from the installed package ({path})")
     return path

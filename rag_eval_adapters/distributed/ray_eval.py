@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -78,7 +78,7 @@ def evaluate_ray(
     rows_per_shard: int = 2_000_000,
     block_rows: int = 1_000_000,
     max_retries: int = 3,
-    retry_exceptions: bool | list[type[BaseException]] = (OSError,),
+    retry_exceptions: bool | Sequence[type[BaseException]] = (OSError,),
     progress: bool = True,
 ) -> RayResult:
     """Score a run against qrels on a Ray cluster; the same numbers as :func:`rag_eval_adapters.evaluate_columns`.

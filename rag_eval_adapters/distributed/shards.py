@@ -11,14 +11,14 @@ on a group (Ray, Spark ``applyInPandas``, Dask) can run them; see ``docs/distrib
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from .. import evaluate_columns, parse_metrics
 from ..measures import MetricLike
-from ..validation import check_missing
+from ..validation import Missing, check_missing
 from .sources import column_names
 
 __all__ = ["score_shard", "combine", "Combined", "STATUS_COLUMNS"]
@@ -59,7 +59,7 @@ def score_shard(
     import pyarrow as pa
 
     measures = parse_metrics(metrics)
-    check_missing(missing)
+    policy = check_missing(missing)
     qq, rq = _query_ids(qrels_table, "qrels"), _query_ids(run_table, "run")
     q_unique, r_unique = _unique(qq), _unique(rq)
     in_run = _isin(q_unique, r_unique)
@@ -76,7 +76,7 @@ def score_shard(
     scored = np.zeros(n, dtype=bool)
     errors = np.full(n, None, dtype=object)
     if n and (missing != "skip" or in_run.any()):
-        ids, got, failed = _evaluate(qrels_table, run_table, measures, relevance_level, missing, qq, rq, q_unique,
+        ids, got, failed = _evaluate(qrels_table, run_table, measures, relevance_level, policy, qq, rq, q_unique,
                                      in_run)
         at = _positions(q_unique, ids)
         values[at], scored[at] = got, True
@@ -218,7 +218,8 @@ def _summarize(table: Any) -> Combined:
     return Combined(keys, sums, counts, errors, ids[absent][:_SHOWN].tolist())
 
 
-def _evaluate(qrels, run, measures, level, missing, qq, rq, q_unique, in_run):
+def _evaluate(qrels: Any, run: Any, measures: Sequence[Any], level: float, missing: Missing, qq: np.ndarray,
+              rq: np.ndarray, q_unique: np.ndarray, in_run: np.ndarray) -> tuple[list, np.ndarray, dict]:
     """Scored query ids, their values and the errors of ``evaluate_columns`` on the shard.
 
     When every query fails, ``evaluate_columns`` raises; each query is then scored alone to learn its error.

@@ -61,7 +61,9 @@ class ParquetBlock:
 
 def group_pieces(pieces: list[ParquetPiece], target_rows: int) -> list[ParquetBlock]:
     """Consecutive pieces grouped into blocks of about ``target_rows`` rows (a piece is never split)."""
-    blocks, group, rows = [], [], 0
+    blocks: list[ParquetBlock] = []
+    group: list[ParquetPiece] = []
+    rows = 0
     for piece in pieces:
         if group and rows + piece.num_rows > target_rows:
             blocks.append(ParquetBlock(tuple(group)))

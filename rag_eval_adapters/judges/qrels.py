@@ -154,6 +154,6 @@ def fill_judgments(
                  else int(result.grade >= binary_threshold))
         filled.setdefault(q, {})[d] = grade
         sources.setdefault(q, {})[d] = LLM_SOURCE
-    both = [(qrels[q][d], results[(q, d)].grade) for q, d in audited if results[(q, d)].grade is not None]
+    both = [(qrels[q][d], given) for q, d in audited if (given := results[(q, d)].grade) is not None]
     agreed = agreement([g for g, _ in both], [r for _, r in both], relevant_grade) if both else None
     return FilledQrels(filled, sources, results, unmeasured, agreed, judge.describe())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numbers
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from langchain_core.documents import Document
 
@@ -48,7 +48,7 @@ def _is_run(source: Any) -> bool:
     return not isinstance(source, (Mapping, str, bytes)) and hasattr(source, "outputs")
 
 
-def _is_list(value: Any) -> bool:
+def _is_list(value: Any) -> TypeGuard[list[Any] | tuple[Any, ...]]:
     return isinstance(value, (list, tuple))
 
 

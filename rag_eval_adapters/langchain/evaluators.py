@@ -215,6 +215,7 @@ class RetrievalMetricEvaluator(_RetrievalEvaluator):
     """
 
     _single = True
+    metric_class: ClassVar[type[Metric]]  # the registry metric of each per-metric subclass (HitRateEvaluator, ...)
 
     def __init__(
         self,

@@ -23,6 +23,7 @@ from ..rerank import (
     relevancy_repr_args,
     rerank_relevancy_result,
 )
+from ..rerank.aggregate import Agg, Normalize
 from .documents import _PREVIEW, FEEDBACK_CONFIG, _check_keys, _query_id, _short, _where, document_text, find_documents
 from .documents import DOCUMENT_KEYS as DOCUMENT_KEYS  # defined with the document lookup; kept importable here
 from .documents import IdFn as IdFn
@@ -66,8 +67,8 @@ class RerankRelevancyEvaluator(RunEvaluator):
     def __init__(
         self,
         scorer: RelevanceScorer,
-        agg: str = "max",
-        normalize: str | None = None,
+        agg: Agg = "max",
+        normalize: Normalize = None,
         *,
         query_key: str = "query",
         documents_key: str | None = None,
@@ -212,10 +213,10 @@ class CohereRerankRelevancyEvaluator(RerankRelevancyEvaluator):
         model: str = DEFAULT_COHERE_MODEL,
         api_key: str | None = None,
         base_url: str | None = None,
-        agg: str = "max",
+        agg: Agg = "max",
         query_key: str = "query",
         *,
-        normalize: str | None = None,
+        normalize: Normalize = None,
         documents_key: str | None = None,
         key: str | None = None,
         **reranker_kwargs: Any,

@@ -35,7 +35,7 @@ def chunk_documents(documents: Mapping[str, str], chunk_size: int = 512, chunk_o
             nodes = splitter.get_nodes_from_documents([Document(text=text, id_=doc_id)])
         for n, node in enumerate(nodes):
             content = node.get_content()
-            start = node.start_char_idx
+            start = getattr(node, "start_char_idx", None)  # text nodes carry it; BaseNode does not declare it
             if start is None or text[start : start + len(content)] != content:
                 found = text.find(content)
                 start = found if found >= 0 else None

@@ -10,7 +10,7 @@ import signal
 import threading
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from llama_index.core.evaluation.retrieval.base import (
     BaseRetrievalEvaluator,
@@ -221,7 +221,8 @@ async def _evaluate_all(
     async def one(item: DatasetRow) -> None:
         try:
             pending = evaluator.aevaluate(
-                query=item.query, expected_ids=item.expected_ids, expected_texts=item.expected_texts
+                # a row without a query has a problem and never reaches here (DatasetRow)
+                query=cast(str, item.query), expected_ids=item.expected_ids, expected_texts=item.expected_texts
             )
             result = await (pending if run.timeout is None else asyncio.wait_for(pending, run.timeout))
         except Exception as exc:  # one failing query is recorded, the rest still scored

@@ -36,7 +36,7 @@ class _MetricName:
     instance lets ``HitRate()`` and ``HitRate(top_k=3)`` land under ``hit_rate`` and ``hit_rate@3``.
     """
 
-    def __get__(self, obj: Any, owner: type) -> str:
+    def __get__(self, obj: Any, owner: type[_KeyedMetric]) -> str:
         if obj is None:
             return owner._llama_name
         return obj.key
@@ -117,8 +117,9 @@ class _KeyedMetric(BaseRetrievalMetric):
             )
         return self._score(query, expected_ids, retrieved_ids, expected_texts, retrieved_texts, **kwargs)
 
-    def _score(self, query: Any, expected_ids: Any, retrieved_ids: Any, expected_texts: Any, retrieved_texts: Any,
-               **options: Any) -> RetrievalMetricResult:
+    def _score(self, *arguments: Any, **options: Any) -> RetrievalMetricResult:
+        """Score one query: ``(query, expected_ids, retrieved_ids, expected_texts, retrieved_texts)`` and the
+        subclass's keyword options (``_keywords``), which each subclass's signature names."""
         raise NotImplementedError
 
 
@@ -289,7 +290,8 @@ def _adapter(
     }
     for name, mine in renamed.items():
         info = core.model_fields[name]
-        annotations[mine] = Annotated[(info.annotation, *info.metadata)]
+        arguments = (info.annotation, *info.metadata)  # Annotated[type, *metadata], spelled for Python 3.10
+        annotations[mine] = Annotated[arguments]
         namespace[mine] = info.default
     summary = (core.__doc__ or "").strip().splitlines()[0]
     named = ", ".join(f"``{mine}`` (the core's ``{name}``)" for name, mine in renamed.items())
@@ -340,7 +342,8 @@ def metrics_from_names(
     names = _refuse_rerank_names(names)
     out: dict[str, _CoreMetric] = {}
     for metric in measures.parse_metrics(names):
-        level = relevance_level if getattr(metric, "rel", None) is None else metric.rel
+        rel = getattr(metric, "rel", None)  # the binary metrics' own level
+        level = relevance_level if rel is None else rel
         adapter = _ADAPTERS[metric.name].from_measure(metric, relevance_level=level, match=match, matcher=matcher)
         if metric.label != metric.key:  # the name asked for is the name read back
             adapter._label = metric.label

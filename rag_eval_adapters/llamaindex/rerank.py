@@ -68,7 +68,7 @@ class RerankRelevancyMetric(_KeyedMetric):
         check_relevancy_options(scorer, agg, normalize)
         if key is not None and (not isinstance(key, str) or not key):
             raise TypeError(f"key must be a non-empty string (the result key), got {key!r}")
-        super().__init__(agg=agg, normalize=normalize)
+        super().__init__(agg=agg, normalize=normalize)  # type: ignore[call-arg]  # pydantic: mypy reads the parent's fields only
         self._scorer = scorer
         self._key = key
 

@@ -41,11 +41,14 @@ class QueryDetail:
 
 
 def worst_queries(
-    per_query: Mapping[str, Mapping[str, float]],
+    per_query: Mapping[Any, Mapping[str, float]],
     metric: str,
-    errors: Mapping[str, str] | None = None,
-) -> list[str]:
-    """Query ids ordered worst first: ascending ``metric``, ties by query id; failed queries last."""
+    errors: Mapping[Any, str] | None = None,
+) -> list[Any]:
+    """Query ids ordered worst first: ascending ``metric``, ties by query id; failed queries last.
+
+    The ids (a report's hashable query ids) must be comparable with each other, as they are when all are
+    strings or all numbers."""
     errors = errors or {}
     scored = [q for q in per_query if q not in errors and metric in per_query[q]]
     scored.sort(key=lambda q: (per_query[q][metric], q))
@@ -331,7 +334,8 @@ def render_evaluation(
                                                    for k in keys])
         if per_query:
             errors = report.errors
-            for q in worst_queries(report.per_query, sort_by, errors)[: limit or None]:
+            order_by = sort_by or _default_sort_metric(report)  # set above; said again for the type checker
+            for q in worst_queries(report.per_query, order_by, errors)[: limit or None]:
                 values = report.per_query.get(q, {})
                 writer.writerow([q] + [repr_float(values[k]) if k in values else "" for k in keys])
         return buffer.getvalue()
@@ -347,8 +351,9 @@ def render_evaluation(
         if intervals:
             parts += [f"### {INTERVAL_TITLE}\n", _markdown_table(*_interval_rows(intervals), numeric_from=1), ""]
         if per_query:
-            h, r = _per_query_rows(report, sort_by, details, limit)
-            parts += [f"### Per query, worst {sort_by} first\n", _markdown_table(h, r), ""]
+            order_by = sort_by or _default_sort_metric(report)  # set above; said again for the type checker
+            h, r = _per_query_rows(report, order_by, details, limit)
+            parts += [f"### Per query, worst {order_by} first\n", _markdown_table(h, r), ""]
         return "\n".join(parts)
     title = f"{run_name}: mean over queries" if run_name else "Mean over queries"
     return _render_rich(

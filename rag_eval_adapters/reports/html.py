@@ -11,10 +11,19 @@ The page data (:func:`check_page` checks the shape; every key but ``title`` and 
 
 ``title`` : str
     The page's title.
-``summary`` : list of str
-    Lines under the title (what was run, on what).
 ``verdict`` : list of str
-    The verdict sentences.
+    The verdict sentences, first on the page.
+``warnings`` : list of str
+    Shown under the verdict (e.g. a judge grading its own model's answers).
+``left_out`` : list of {``chunking`` or ``configuration``, ``reason``, ``query_ids`` (list of str)}
+    Questions left out of a chunking's (configuration's) scores, shown under the verdict, each id a link to
+    its question.
+``summary`` : list of str
+    Lines under the verdict (what was run, on what).
+``human_labels`` : list of str
+    The means corrected with human labels, one line each, listed under the configurations table.
+``interval_note`` : str
+    What the intervals under the means are (``"[low, high]: the 95% interval ..."``).
 ``headline`` : str
     The metric that orders questions (worst first) and the by-type chart, e.g. ``"ndcg@10"``.
 ``metrics`` : list of str
@@ -25,11 +34,15 @@ The page data (:func:`check_page` checks the shape; every key but ``title`` and 
     (answer metrics).
 ``query_types`` : {type: number of questions}
 ``configurations`` : list of {``name``, ``info`` ({label: text}), ``mean`` ({metric: value}), ``by_type``
-    ({type: {metric: value}})}
+    ({type: {metric: value}}), ``intervals`` ({metric: [low, high]}, optional: shown under each mean),
+    ``intervals_by_type`` ({type: {metric: [low, high]}}, optional)}
 ``tests`` : list of {``metric``, ``a``, ``b``, ``difference``, ``ci_low``, ``ci_high``, ``p``, ``p_adjusted``
     (optional), ``n``}
     Paired tests, difference = B - A.
 ``questions`` : list of {``id``, ``text``, ``type``, ``reference``, ``evidence`` (list of str)}
+    Each question has an anchor, ``report.html#q003``: its id when that is a plain id (a letter, then
+    letters, digits, ``_ . : -``) the page does not use itself, else ``question-N`` (N from 1, in this order);
+    opening the page at an anchor opens that question.
 ``query_metrics`` : list of str
     The metrics of ``per_query``.
 ``per_query`` : list (one per configuration) of lists (one per question) of ``null`` or values in the order
@@ -109,6 +122,21 @@ def _aligned(page: Mapping, key: str, n_configs: int, n_questions: int) -> None:
             raise ValueError(f"page data: {key}[{i}] must hold one entry per question ({n_questions})")
 
 
+def _check_left_out(entries: list) -> None:
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("query_ids"), list):
+            raise TypeError(f"page data: left_out[{i}] must be a mapping with a list 'query_ids'")
+
+
+def _check_configurations(configs: list) -> None:
+    for i, config in enumerate(configs):
+        if not isinstance(config, Mapping) or not isinstance(config.get("name"), str):
+            raise TypeError(f"page data: configurations[{i}] must be a mapping with a string 'name'")
+        for key in ("mean", "intervals", "intervals_by_type"):
+            if not isinstance(config.get(key, {}), Mapping):
+                raise TypeError(f"page data: configurations[{i}].{key} must be a mapping of metric to value")
+
+
 def check_page(page: Mapping[str, Any]) -> None:
     """Check the page data's shape (see the module doc); ``TypeError``/``ValueError`` naming the field."""
     if not isinstance(page, Mapping):
@@ -118,14 +146,12 @@ def check_page(page: Mapping[str, Any]) -> None:
     configs = page.get("configurations")
     if not isinstance(configs, list):
         raise TypeError("page data: 'configurations' must be a list")
-    for i, config in enumerate(configs):
-        if not isinstance(config, Mapping) or not isinstance(config.get("name"), str):
-            raise TypeError(f"page data: configurations[{i}] must be a mapping with a string 'name'")
-        if not isinstance(config.get("mean", {}), Mapping):
-            raise TypeError(f"page data: configurations[{i}].mean must be a mapping of metric to value")
+    _check_configurations(configs)
     for key in ("summary", "verdict", "tests", "questions", "ks", "families", "metrics", "extra_metrics",
-                "query_metrics"):
+                "query_metrics", "warnings", "human_labels", "left_out"):
         _require(page, key, list, "a list")
+    _require(page, "interval_note", str, "a string")
+    _check_left_out(page.get("left_out") or [])
     _require(page, "query_types", Mapping, "a mapping")
     _require(page, "chunks", Mapping, "a mapping with 'ids' and 'texts'")
     questions = page.get("questions") or []

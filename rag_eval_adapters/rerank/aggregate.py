@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -34,6 +34,7 @@ __all__ = [
 Agg = Literal["max", "mean", "median"]
 Normalize = Literal["sigmoid"] | None
 AGGREGATIONS: tuple[str, ...] = ("max", "mean", "median")
+_REDUCERS: dict[str, Callable[[np.ndarray], Any]] = {"max": np.max, "mean": np.mean, "median": np.median}
 NORMALIZATIONS: tuple[str, ...] = ("sigmoid",)
 
 
@@ -125,8 +126,7 @@ def aggregate_scores(scores: Sequence[float], agg: Agg = "max") -> float:
     if len(scores) == 0:
         return 0.0
     arr = np.asarray(sorted((float(s) for s in scores), reverse=True), dtype=float)
-    value = float({"max": np.max, "mean": np.mean, "median": np.median}[agg](arr))
-    return value
+    return float(_REDUCERS[agg](arr))
 
 
 def _finish(query: str, texts: list[str], raw: Sequence[float], scorer: RelevanceScorer, agg: Agg,

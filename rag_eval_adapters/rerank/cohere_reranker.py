@@ -264,7 +264,7 @@ class CohereReranker:
         """Close the HTTP connections of the clients this reranker created."""
         if self._owns_client:
             try:
-                self._client._client_wrapper.httpx_client.httpx_client.close()
+                self._client._client_wrapper.httpx_client.httpx_client.close()  # type: ignore[union-attr]  # SDK internals
             except AttributeError:  # pragma: no cover - SDK internals moved
                 pass
 
@@ -333,7 +333,8 @@ class CohereReranker:
     async def _send_async(self, query: str, docs: list[str]) -> Any:
         client = self._async_client
         if client is None and self._api_key is None:  # only a sync client was given: run it in a thread
-            return await asyncio.to_thread(self._client.rerank, **self._request_kwargs(query, docs))
+            request = self._request_kwargs(query, docs)
+            return await asyncio.to_thread(lambda: self._client.rerank(**request))
         if client is None:
             loop = asyncio.get_running_loop()
             client = self._async_clients.get(loop)

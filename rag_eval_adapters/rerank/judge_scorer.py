@@ -60,11 +60,13 @@ class JudgeScorer:
         items = validate_query_texts(query, texts)
         results = self.judge.judge_many("relevance", [{"query": query, "passage": t} for t in items]) if items else []
         self.last_results = results
+        scores: list[float] = []
         for i, result in enumerate(results):
             if result.score is None:
                 raise JudgeUnmeasured(f"the judge gave no grade for text {i} of query {short_query(query)}: "
                                       f"{result.unmeasured} ({result.detail[:200]})", query=query)
-        return [float(r.score) for r in results]
+            scores.append(float(result.score))
+        return scores
 
     async def ascore(self, query: str, texts: Sequence[str]) -> list[float]:
         """:meth:`score` in a worker thread."""
