@@ -3,16 +3,16 @@ the plain-language verdict."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from .. import Report, evaluate
 from ..compare import compare_per_query
 from ..testsets import TestCase
 
-__all__ = ["METRIC_DEFINITIONS", "metric_keys", "ConfigResult", "score_config", "compare_configs", "verdict",
-           "headline_metric"]
+__all__ = ["METRIC_DEFINITIONS", "metric_keys", "ConfigResult", "score_config", "judged_shares", "compare_configs",
+           "verdict", "headline_metric"]
 
 METRIC_DEFINITIONS = {
     "hit_rate": "hit rate@k: share of queries with at least one relevant chunk in the top k "
@@ -40,9 +40,10 @@ def headline_metric(ks: Sequence[int]) -> str:
     return f"ndcg@{max(below) if below else min(ks)}"
 
 
-@dataclass
+@dataclass(frozen=True)
 class ConfigResult:
-    """One configuration's run and scores; ``intervals`` the intervals of its means (``{"retrieval": {"all": {metric:
+    """One configuration's run and scores, made whole by the score stage (frozen: a new value, never filled in
+    later); ``judged`` its ``judged@k`` (the registry's, see :func:`judged_shares`), ``intervals`` the intervals of its means (``{"retrieval": {"all": {metric:
     MeanInterval}, "by_query_type": {...}}, "answers": {...}}``, with ``BenchSettings.ci``) and ``human`` its
     means corrected with human labels (``{metric: PPIInterval}``)."""
 
@@ -69,14 +70,34 @@ class ConfigResult:
         return f"ConfigResult({self.name!r}, queries={len(self.report.query_ids)})"
 
 
+def _evaluate(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Sequence[tuple[str, float]]],
+              keys: Sequence[str]) -> Report:
+    """The core :func:`evaluate` of the judged queries of ``run``."""
+    scores = {q: {d: s for d, s in hits} for q, hits in run.items() if q in qrels}
+    return evaluate(cast(Mapping[Hashable, Mapping[Hashable, float]], dict(qrels)),
+                    cast(Mapping[Hashable, Mapping[Hashable, float]], scores), list(keys))
+
+
 def score_config(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Sequence[tuple[str, float]]],
                  cases: Sequence[TestCase], ks: Sequence[int]) -> tuple[Report, Any]:
     """The core :func:`evaluate` of a run (judged queries only), with each query's ``query_type`` as an
     attribute, and its :meth:`~rag_eval_adapters.Report.by` ``query_type`` groups."""
-    scores = {q: {d: s for d, s in hits} for q, hits in run.items() if q in qrels}
-    types = {c.query_id: {"query_type": c.query_type} for c in cases if c.query_id in qrels}
-    overall = evaluate(dict(qrels), scores, metric_keys(ks)).with_attributes(types)
+    types: dict[Hashable, Mapping[str, Any]] = {c.query_id: {"query_type": c.query_type} for c in cases
+                                                if c.query_id in qrels}
+    overall = _evaluate(qrels, run, metric_keys(ks)).with_attributes(types)
     return overall, overall.by("query_type", n_bootstrap=200)
+
+
+def judged_shares(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Sequence[tuple[str, float]]],
+                  ks: Sequence[int]) -> dict[str, float]:
+    """``{"judged@k": share}``: the registry's ``judged@k`` (:class:`~rag_eval_adapters.measures.JudgedShare`,
+    its ranking order and tie rule) of each question, averaged over every question of the run; a question
+    without judgments (left out of the other scores) counts 0."""
+    keys = [f"judged@{k}" for k in ks]
+    if not run:
+        return dict.fromkeys(keys, 0.0)
+    per_query = _evaluate(qrels, run, keys).per_query if any(q in qrels for q in run) else {}
+    return {key: sum(values[key] for values in per_query.values()) / len(run) for key in keys}
 
 
 def compare_configs(results: Sequence[ConfigResult], metrics: Sequence[str], permutations: int,
@@ -85,7 +106,7 @@ def compare_configs(results: Sequence[ConfigResult], metrics: Sequence[str], per
     metric's p-values adjusted together (Holm's correction by default), as the verdict's are."""
     if len(results) < 2:
         return None
-    per_query = {r.name: {q: v for q, v in r.report.per_query.items()} for r in results}
+    per_query = {r.name: {str(q): v for q, v in r.report.per_query.items()} for r in results}
     return compare_per_query(per_query, list(metrics), n_permutations=permutations,
                              n_bootstrap=permutations, seed=seed, correction=correction, family="metric")
 
@@ -115,7 +136,7 @@ def _versus(best: str, other: str, comparison: Any, metric: str, reports: Mappin
 
 def _pairs(reports: Mapping[str, Report], metric: str, permutations: int, correction: str) -> Any:
     """Every pair of configurations tested on ``metric`` over the questions they share, as one family."""
-    per_query = {name: r.per_query for name, r in reports.items()}
+    per_query = {name: cast(Mapping[str, Mapping[str, float]], r.per_query) for name, r in reports.items()}
     shared = set.intersection(*(set(rows) for rows in per_query.values()))
     if len(shared) < 2:
         return None
@@ -152,7 +173,8 @@ def verdict(results: Sequence[ConfigResult], metric: str, permutations: int = 20
     every pair, so every pair is the family. Each sentence names that family.
     """
     lines: list[str] = []
-    types = sorted({a.get("query_type") for r in results for a in r.report.attributes.values()} - {None})
+    types = sorted({str(a["query_type"]) for r in results for a in r.report.attributes.values()
+                    if a.get("query_type") is not None})
     for qtype in [None, *types]:
         label = "all questions" if qtype is None else f"{qtype} questions"
         reports = {r.name: _of_type(r.report, qtype) for r in results}
