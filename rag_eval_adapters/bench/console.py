@@ -50,6 +50,8 @@ def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
     from rich.text import Text
 
     console = Console(file=stdout, width=width)
+    for entry in getattr(result, "left_out", None) or []:  # above the table: the scores hold fewer questions
+        console.print(Text(f"Left out: {entry['message']}", style="bold"), soft_wrap=True)
     table = Table(title="Retrieval by configuration (all evaluated questions)")
     table.add_column("configuration")  # the cells are Text: a configuration's name is never console markup
     columns = summary_columns(result)

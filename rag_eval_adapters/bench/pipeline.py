@@ -29,6 +29,7 @@ from .handoffs import (
     TestsetSource,
 )
 from .inputs import Document, check_output_location
+from .left_out import left_out, left_out_lines
 from .planning import default_cache_dir, plan_run
 from .scoring import ConfigResult
 from .settings import EVAL_MODES, BenchSettings
@@ -63,6 +64,8 @@ class BenchResult:
     provenance: dict[str, Any] = field(default_factory=dict)
     judgments: dict[str, Any] = field(default_factory=dict)
     human_labels: dict[str, Any] = field(default_factory=dict)
+    left_out: list[dict[str, Any]] = field(default_factory=list)
+    """The questions left out of the scores, by chunking and reason (:func:`~.left_out.left_out`)."""
 
     def result(self, name: str) -> ConfigResult:
         """The configuration called ``name`` (``"s256o32/bm25"``, ``"s256o32/bm25+lexical"``)."""
@@ -152,6 +155,8 @@ def run_bench(
                     judge_unlabelled=judge_unlabelled, human_labels=human_labels)
     chunked = stages.chunk_documents(plan, show)
     say(_plan_line(plan, chunked.chunks))
+    for line in left_out_lines({"left_out": left_out(plan.cases, chunked.unjudged)}):
+        say(line)
     shared = embed_shared(plan.vectors, chunked.chunks, plan.cases, say, show) if plan.dense else {}
     rankings = stages.rerank(plan, chunked, stages.retrieve(plan, chunked, show, say), show, say)
     judgments = stages.judge(plan, chunked, rankings)
@@ -226,6 +231,7 @@ def _finish(plan: BenchPlan, chunked: stages.Chunked, judgments: Judgments, resu
     result = BenchResult(results, plan.cases, plan.documents, chunked.chunks, judgments.qrels, chunked.unjudged,
                          settings, comparison, said, judgments=_judgment_record(plan, judgments),
                          human_labels=_human_record(plan, results),
-                         usage=usage_of(plan.rerankers, plan.answerer, plan.vectors))
+                         usage=usage_of(plan.rerankers, plan.answerer, plan.vectors),
+                         left_out=left_out(plan.cases, chunked.unjudged))
     return replace(result, provenance=provenance(result, documents, testset, plan.origin),
                    timings=_timings(clock, results, shared))

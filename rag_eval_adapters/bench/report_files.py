@@ -109,6 +109,7 @@ def report_dict(bench: Any) -> dict[str, Any]:
         "metric_definitions": dict(METRIC_DEFINITIONS),
         "relevance": RELEVANCE_NOTE,
         "headline_metric": metric,
+        "left_out": list(getattr(bench, "left_out", None) or []),
         "query_types": {t: sum(c.query_type == t for c in bench.cases) for t in sorted({c.query_type for c in bench.cases})},
         "configurations": {r.name: _config_dict(r, bench, metric, texts[r.chunking], docs) for r in bench.results},
         "comparison": bench.comparison.to_dict() if bench.comparison is not None else None,
