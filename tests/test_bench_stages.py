@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from bench_helpers import case_records, documents  # noqa: E402
+from bench_helpers import HashEmbedder, case_records, documents  # noqa: E402
 
 from rag_eval_adapters import evaluate  # noqa: E402
 from rag_eval_adapters.bench import BenchSettings, run_bench  # noqa: E402
@@ -61,3 +61,57 @@ def test_the_stages_hand_on_frozen_values():
     with pytest.raises(dataclasses.FrozenInstanceError):
         conf.judged = {}  # type: ignore[misc]
     assert conf.report.query_ids and conf.by_type is not None and set(conf.judged) == {"judged@1", "judged@3"}
+
+
+# ------------------------------------------------------------------------- the verdict and the printed table
+
+
+def _results(means_by_name):
+    from rag_eval_adapters import Report
+    from rag_eval_adapters.bench import ConfigResult
+
+    out = []
+    for name, values in means_by_name.items():
+        report = Report(["ndcg@10"], [f"q{i}" for i in range(len(values))], [[v] for v in values], {}, {})
+        out.append(ConfigResult(name, "c", name, None, {}, report))
+    return out
+
+
+def test_a_tie_is_a_tie_never_a_win_by_plus_zero():
+    from rag_eval_adapters.bench.scoring import verdict
+
+    base = [0.1, 0.5, 0.9, 0.3, 0.7, 0.2]
+    nudged = [v + 1e-5 for v in base]  # the same to three decimals: before, "a wins ... +0.000 over b"
+    lines = verdict(_results({"a": nudged, "b": base, "c": [0.0] * 6}), "ndcg@10", permutations=50)
+    assert "+0.000" not in " ".join(lines)
+    assert lines[0].startswith("On all questions, a ties for first with b at ndcg@10 = 0.450; it beats the last, c")
+
+
+def test_the_verdict_is_a_short_list_with_one_line_on_how_it_was_tested():
+    from rag_eval_adapters.bench.scoring import verdict
+
+    lines = verdict(_results({"a": [1.0, 0.9, 0.8, 1.0], "b": [0.5, 0.4, 0.6, 0.2], "c": [0.0, 0.1, 0.0, 0.1]}),
+                    "ndcg@10", permutations=50)
+    assert len(lines) == 2 and lines[0].startswith("On all questions, a wins: ndcg@10 = 0.925, +0.500 over b (")
+    assert "paired randomization p" not in lines[0] and len(lines[0]) < 240, lines[0]
+    assert lines[1].startswith("How sure: ") and "Holm's correction over 3 comparisons" in lines[1]
+
+
+def test_the_printed_table_never_cuts_a_configuration_name():
+    import io
+
+    from rag_eval_adapters.bench.console import print_summary
+
+    class Named(TiedRetriever):
+        name = "tied-word-overlap-with-a-long-name"
+
+    result = run_bench(documents(), case_records(), chunkings=["32:8"], retrievers=[Named()], rerankers=["lexical"],
+                       settings=BenchSettings(ks=(1, 3), e2e_limit=2, permutations=50), embedder=HashEmbedder())
+    long_name = result.results[1].name
+    assert long_name == "s32o8/tied-word-overlap-with-a-long-name+lexical"
+    printed = io.StringIO()
+    for width in (60, 120):  # narrower than the table: other columns wrap, the names stay whole
+        print_summary(result, printed, width=width)
+        table = printed.getvalue().split("hit rate and MRR")[0]  # the table, not the verdict below it
+        assert f"│ {long_name} " in table and f"│ {result.results[0].name} " in table, table
+        assert "…" not in table, table  # nor a header word, nor a number

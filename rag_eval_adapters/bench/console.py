@@ -43,6 +43,11 @@ def _counted(cell: str, n: int) -> str:
     return f"{head} (n={n})" + (f"\n{interval}" if interval else "")
 
 
+def _right(table: Any, label: str) -> None:
+    """A right-aligned column whose header wraps between words only: no header word is cut."""
+    table.add_column(label, justify="right", min_width=max(len(word) for word in label.split()))
+
+
 def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
     """Print the configurations' headline numbers and answer scores as a table, then the verdict."""
     from rich.console import Console
@@ -53,20 +58,22 @@ def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
     for entry in getattr(result, "left_out", None) or []:  # above the table: the scores hold fewer questions
         console.print(Text(f"Left out: {entry['message']}", style="bold"), soft_wrap=True)
     table = Table(title="Retrieval by configuration (all evaluated questions)")
-    table.add_column("configuration")  # the cells are Text: a configuration's name is never console markup
+    longest = max((len(r.name) for r in result.results), default=0)
+    # the cells are Text (a name is never console markup); a name is never cut: its column keeps its width
+    table.add_column("configuration", no_wrap=True, min_width=longest)
     columns = summary_columns(result)
     for label, _ in columns:
-        table.add_column(label, justify="right")
+        _right(table, label)
     answers = any(r.answers is not None for r in result.results)
     judged = [m for m in ("faithfulness", "answer_correctness")
               if any(r.answers is not None and m in r.answers.keys for r in result.results)]
     coverage = f"judged@{result.settings.ks[min(2, len(result.settings.ks) - 1)]}"
-    table.add_column(coverage, justify="right")
+    _right(table, coverage)
     if answers:
-        table.add_column("answer token F1", justify="right")
-        table.add_column("answer similarity (E5 cosine)", justify="right")
+        _right(table, "answer token F1")
+        _right(table, "answer similarity (E5 cosine)")
         for m in judged:
-            table.add_column(m.replace("_", " ") + " (judged)", justify="right")
+            _right(table, m.replace("_", " ") + " (judged)")
     for r in result.results:
         row = [r.name] + [_mean(r, "retrieval", key, r.report.mean[key]) for _, key in columns]
         row += [f"{r.judged.get(coverage, 0.0):.3f}"]
@@ -76,7 +83,10 @@ def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
             row += [_counted(_mean(r, "answers", m, r.answers.mean[m]), r.answers.measured[m])
                     if r.answers is not None and m in r.answers.mean else "-" for m in judged]
         table.add_row(*map(Text, row))
-    console.print(table)
+    # the table at least as wide as it needs (no word of a cell broken, no name cut; a terminal narrower than
+    # that wraps the line), the text around it at ``width``
+    needed = console.measure(table, options=console.options.update_width(10_000)).minimum
+    Console(file=stdout, width=max(width, needed)).print(table)
     settings = result.settings
     ci = (f" [low, high]: the {settings.confidence:.0%} interval of each mean over its queries ({settings.ci})."
           if settings.ci else "")

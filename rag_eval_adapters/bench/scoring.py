@@ -111,90 +111,10 @@ def compare_configs(results: Sequence[ConfigResult], metrics: Sequence[str], per
                              n_bootstrap=permutations, seed=seed, correction=correction, family="metric")
 
 
-def _ranked(reports: Mapping[str, Report], metric: str) -> list[tuple[str, float]]:
-    return sorted(((name, r.mean[metric]) for name, r in reports.items()), key=lambda x: (-x[1], x[0]))
-
-
-def _versus(best: str, other: str, comparison: Any, metric: str, reports: Mapping[str, Report]) -> tuple[float, str]:
-    """``(difference best - other, "(significant at 0.05 after Holm's correction over 66 comparisons: ...)")``
-    from the test of the pair in ``comparison`` (every pair of configurations on the same questions)."""
-    if comparison is None:
-        return reports[best].mean[metric] - reports[other].mean[metric], "(too few shared queries to test)"
-    for test in comparison.tests:
-        if test.metric == metric and {test.run_a, test.run_b} == {best, other}:
-            break
-    else:  # pragma: no cover - every pair is tested
-        raise KeyError(f"no test of {metric} between {best} and {other}")
-    sign = 1.0 if test.run_b == best else -1.0
-    low, high = sorted((sign * test.ci_low + 0.0, sign * test.ci_high + 0.0))  # + 0.0: no "-0.000"
-    adjusted = test.adjusted_p_value if test.adjusted_p_value is not None else test.p_value
-    signif = "significant" if adjusted < comparison.correction.alpha else "not significant"
-    return sign * test.difference, (
-        f"({signif} {comparison.correction}: paired randomization p = {test.p_value:.3g}, adjusted p = "
-        f"{adjusted:.3g}, 95% CI [{low:+.3f}, {high:+.3f}], {test.n_queries} queries)")
-
-
-def _pairs(reports: Mapping[str, Report], metric: str, permutations: int, correction: str) -> Any:
-    """Every pair of configurations tested on ``metric`` over the questions they share, as one family."""
-    per_query = {name: cast(Mapping[str, Mapping[str, float]], r.per_query) for name, r in reports.items()}
-    shared = set.intersection(*(set(rows) for rows in per_query.values()))
-    if len(shared) < 2:
-        return None
-    return compare_per_query(per_query, [metric], n_permutations=permutations, n_bootstrap=permutations,
-                             correction=correction)
-
-
-def _of_type(report: Report, qtype: str | None) -> Report:
-    if qtype is None:
-        return report
-    rows = [i for i, q in enumerate(report.query_ids) if report.attributes.get(q, {}).get("query_type") == qtype]
-    return Report(report.metrics, [report.query_ids[i] for i in rows], report.values[rows], {}, {})
-
-
-def _beats_last(best: str, ranked: list[tuple[str, float]], pairs: Any, reports: Mapping[str, Report],
-                metric: str) -> str:
-    """``"; it beats the last, X, by ..."``, or, when several tie for last, every one of them with its test."""
-    low = ranked[-1][1]
-    last = [name for name, v in ranked if v == low]
-    if len(last) == 1:
-        diff, how = _versus(best, last[0], pairs, metric, reports)
-        return f"; it beats the last, {last[0]}, by {diff:+.3f} {how}"
-    tests = "; ".join(f"{name} {_versus(best, name, pairs, metric, reports)[1]}" for name in last)
-    return (f"; {len(last)} configurations tie for last at {metric} = {low:.3f} ({', '.join(last)}), and it beats "
-            f"them by {reports[best].mean[metric] - low:+.3f}: {tests}")
-
-
 def verdict(results: Sequence[ConfigResult], metric: str, permutations: int = 2000,
             correction: str = "holm") -> list[str]:
-    """A few plain sentences: which configuration wins overall and per query type, by how much, how surely.
+    """The verdict in plain words (:func:`rag_eval_adapters.bench.verdict.verdict`, kept here under its old
+    name)."""
+    from .verdict import verdict as plain_verdict
 
-    On each set of questions (all, then each type) every pair of configurations is tested on ``metric`` and the
-    p-values are adjusted together (Holm's correction by default): picking the winner and the runner-up looks at
-    every pair, so every pair is the family. Each sentence names that family.
-    """
-    lines: list[str] = []
-    types = sorted({str(a["query_type"]) for r in results for a in r.report.attributes.values()
-                    if a.get("query_type") is not None})
-    for qtype in [None, *types]:
-        label = "all questions" if qtype is None else f"{qtype} questions"
-        reports = {r.name: _of_type(r.report, qtype) for r in results}
-        reports = {n: rep for n, rep in reports.items() if rep.query_ids}
-        if not reports:
-            continue
-        ranked = _ranked(reports, metric)
-        best, value = ranked[0]
-        if len(ranked) == 1:
-            lines.append(f"On {label}, {best} scores {metric} = {value:.3f}.")
-            continue
-        tied = [name for name, v in ranked[1:] if v == value]
-        pairs = _pairs(reports, metric, permutations, correction)
-        if tied:
-            text = f"On {label}, {best} ties for first with {', '.join(tied)} at {metric} = {value:.3f}"
-        else:
-            diff, how = _versus(best, ranked[1][0], pairs, metric, reports)
-            text = (f"On {label}, {best} wins with {metric} = {value:.3f}, {diff:+.3f} over the runner-up "
-                    f"{ranked[1][0]} {how}")
-        if len(ranked) > 2 and ranked[-1][1] < value:
-            text += _beats_last(best, ranked, pairs, reports, metric)
-        lines.append(text + ".")
-    return lines
+    return plain_verdict(results, metric, permutations, correction)
