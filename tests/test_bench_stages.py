@@ -115,3 +115,48 @@ def test_the_printed_table_never_cuts_a_configuration_name():
         table = printed.getvalue().split("hit rate and MRR")[0]  # the table, not the verdict below it
         assert f"│ {long_name} " in table and f"│ {result.results[0].name} " in table, table
         assert "…" not in table, table  # nor a header word, nor a number
+
+
+# ------------------------------------------------------------------------- the plan's time estimate
+
+
+class _Clock:
+    """A fake clock the embedder below advances: 0.02 s a character embedded (no wall-clock in the test)."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self):
+        return self.now
+
+
+def test_the_plan_estimates_the_embedding_time_from_a_measured_rate(tmp_path, monkeypatch):
+    import types
+
+    from rag_eval_adapters.bench import workload
+
+    clock = _Clock()
+    monkeypatch.setattr(workload, "time", types.SimpleNamespace(perf_counter=clock.perf_counter))
+
+    class Metered(HashEmbedder):
+        def _vectors(self, texts):
+            clock.now += 0.02 * sum(map(len, texts))
+            return super()._vectors(texts)
+
+    embedder, lines = Metered(), []
+    result = run_bench(documents(), case_records(), chunkings=["32:8"], retrievers=["e5"], rerankers=[],
+                       embedder=embedder, cache_dir=tmp_path / "c", log=lines.append,
+                       settings=BenchSettings(ks=(1, 3), e2e_limit=0, permutations=50))
+    passages = list(dict.fromkeys(c.text for c in result.chunks["s32o8"]))
+    queries = list(dict.fromkeys(c.query for c in result.cases))
+    probed = passages[:8]
+    left = 0.02 * (sum(map(len, passages)) - sum(map(len, probed)) + sum(map(len, queries)))
+    assert f"; about {left:.0f} s to embed the rest at the rate measured here (8 chunk texts in " \
+           f"{0.02 * sum(map(len, probed)):.2f} s; the time grows with chunk length)" in lines[0], lines[0]
+    assert embedder.embedded == len(passages) + len(queries)  # the timed texts are not embedded again
+    shared = result.timings["shared_s"]
+    assert shared["embed chunks of s32o8"] == pytest.approx(0.02 * sum(map(len, passages)), abs=1e-3)
+    lines.clear()  # a warm run: nothing to embed, nothing to estimate
+    run_bench(documents(), case_records(), chunkings=["32:8"], retrievers=["e5"], rerankers=[], embedder=Metered(),
+              cache_dir=tmp_path / "c", log=lines.append, settings=BenchSettings(ks=(1, 3), e2e_limit=0))
+    assert "already cached" in lines[0] and "to embed the rest" not in lines[0]

@@ -33,7 +33,7 @@ from .left_out import left_out, left_out_lines
 from .planning import default_cache_dir, plan_run
 from .scoring import ConfigResult
 from .settings import EVAL_MODES, BenchSettings
-from .workload import embed_shared, plan_line
+from .workload import EmbeddingProbe, embed_shared, plan_and_probe
 
 if TYPE_CHECKING:
     from ..compare import Comparison
@@ -154,10 +154,13 @@ def run_bench(
                     cache_dir=default_cache_dir(output_dir, cache_dir), judge=judge,
                     judge_unlabelled=judge_unlabelled, human_labels=human_labels)
     chunked = stages.chunk_documents(plan, show)
-    say(_plan_line(plan, chunked.chunks))
+    line, probe = _plan_line(plan, chunked.chunks)
+    say(line)
     for line in left_out_lines({"left_out": left_out(plan.cases, chunked.unjudged)}):
         say(line)
     shared = embed_shared(plan.vectors, chunked.chunks, plan.cases, say, show) if plan.dense else {}
+    if probe is not None:  # the texts timed for the plan's estimate are part of that shared work
+        shared[probe.label] = shared.get(probe.label, 0.0) + probe.seconds
     rankings = stages.rerank(plan, chunked, stages.retrieve(plan, chunked, show, say), show, say)
     judgments = stages.judge(plan, chunked, rankings)
     clock["retrieval"] = time.perf_counter()
@@ -168,13 +171,14 @@ def run_bench(
     return result if output_dir is None else write(result, Path(output_dir), say)
 
 
-def _plan_line(plan: BenchPlan, chunks: dict[str, list[Chunk]]) -> str:
-    """The plan: questions, chunks, configurations, texts to embed, scorer and answer calls."""
+def _plan_line(plan: BenchPlan, chunks: dict[str, list[Chunk]]) -> tuple[str, EmbeddingProbe | None]:
+    """The plan: questions, chunks, configurations, texts to embed and the time that takes at the rate measured
+    on a few of them, scorer and answer calls."""
     retrieval = len(chunks) * len(plan.retrievers)
-    return plan_line(chunks, plan.cases, configurations=retrieval * (1 + len(plan.rerankers)),
-                     retrieval_configurations=retrieval, rerankers=len(plan.rerankers), dense=plan.dense,
-                     vectors=plan.vectors, answers=len(plan.answer_cases),
-                     answerer=getattr(plan.answerer, "name", None))
+    return plan_and_probe(chunks, plan.cases, configurations=retrieval * (1 + len(plan.rerankers)),
+                          retrieval_configurations=retrieval, rerankers=len(plan.rerankers), dense=plan.dense,
+                          vectors=plan.vectors, answers=len(plan.answer_cases),
+                          answerer=getattr(plan.answerer, "name", None))
 
 
 def write(result: BenchResult, output_dir: Path, say: Callable[[str], None]) -> BenchResult:
