@@ -160,3 +160,47 @@ def test_the_plan_estimates_the_embedding_time_from_a_measured_rate(tmp_path, mo
     run_bench(documents(), case_records(), chunkings=["32:8"], retrievers=["e5"], rerankers=[], embedder=Metered(),
               cache_dir=tmp_path / "c", log=lines.append, settings=BenchSettings(ks=(1, 3), e2e_limit=0))
     assert "already cached" in lines[0] and "to embed the rest" not in lines[0]
+
+
+# ------------------------------------------------------------------------- Ctrl-C during the embedding
+
+
+def test_ctrl_c_is_said_at_once_and_obeyed_at_the_next_batch_the_finished_batches_kept(tmp_path, monkeypatch):
+    import os
+    import signal
+    import types
+
+    from rag_eval_adapters.bench import CachedEmbedder, workload
+
+    clock = _Clock()
+    monkeypatch.setattr(workload, "time", types.SimpleNamespace(perf_counter=clock.perf_counter))
+    calls = []
+
+    class Interrupted(HashEmbedder):
+        """1 s a text (batches of 2 s: 2 texts, at least 4); a Ctrl-C arrives during its second passage call,
+        the first batch after the plan's probe."""
+
+        def embed_passages(self, texts):
+            calls.append(list(texts))
+            clock.now += len(texts)
+            if len(calls) == 2:
+                os.kill(os.getpid(), signal.SIGINT)
+            return self._vectors(list(texts))
+
+    lines = []
+    with pytest.raises(KeyboardInterrupt):
+        run_bench(documents(), case_records(), chunkings=["16:0"], retrievers=["e5"], rerankers=[],
+                  embedder=Interrupted(), cache_dir=tmp_path / "c", log=lines.append,
+                  settings=BenchSettings(ks=(1, 3), e2e_limit=0))
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+    assert [len(c) for c in calls] == [8, 4]  # the probe, then one batch of 4: stopped at its boundary
+    stopping = next(i for i, line in enumerate(lines) if line.startswith("stopping after the current batch"))
+    assert lines[stopping + 1] == ("stopped: embed chunks of s16o0: 12 of 16 texts embedded and kept in the "
+                                   "cache; a new run goes on from there")
+    kept = CachedEmbedder(HashEmbedder(), tmp_path / "c")  # the same cache file, read afresh
+    finished = [t for batch in calls for t in batch]
+    assert kept.count_missing(finished) == 0
+    texts = list(dict.fromkeys(c.text for c in run_bench(
+        documents(), case_records(), chunkings=["16:0"], retrievers=["bm25"], rerankers=[],
+        settings=BenchSettings(ks=(1, 3), e2e_limit=0)).chunks["s16o0"]))
+    assert len(texts) == 16 and kept.count_missing([t for t in texts if t not in finished]) == 4

@@ -29,11 +29,12 @@ from .handoffs import (
     TestsetSource,
 )
 from .inputs import Document, check_output_location
+from .interrupt import StopAfterBatch
 from .left_out import left_out, left_out_lines
 from .planning import default_cache_dir, plan_run
 from .scoring import ConfigResult
 from .settings import EVAL_MODES, BenchSettings
-from .workload import EmbeddingProbe, embed_shared, plan_and_probe
+from .workload import EmbeddingProbe, batch_size, embed_shared, plan_and_probe
 
 if TYPE_CHECKING:
     from ..compare import Comparison
@@ -158,7 +159,9 @@ def run_bench(
     say(line)
     for line in left_out_lines({"left_out": left_out(plan.cases, chunked.unjudged)}):
         say(line)
-    shared = embed_shared(plan.vectors, chunked.chunks, plan.cases, say, show) if plan.dense else {}
+    with StopAfterBatch(say) as stop:  # Ctrl-C: said at once, obeyed at the next batch, the batches kept
+        shared = (embed_shared(plan.vectors, chunked.chunks, plan.cases, say, show, batch=batch_size(probe),
+                               stop=stop) if plan.dense else {})
     if probe is not None:  # the texts timed for the plan's estimate are part of that shared work
         shared[probe.label] = shared.get(probe.label, 0.0) + probe.seconds
     rankings = stages.rerank(plan, chunked, stages.retrieve(plan, chunked, show, say), show, say)

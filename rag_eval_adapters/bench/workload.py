@@ -16,11 +16,15 @@ from typing import Any
 from ..progress import progress_bar
 from ..testsets import TestCase
 from .chunking import Chunk
+from .interrupt import StopAfterBatch
 
-__all__ = ["plan_line", "plan_and_probe", "probe_rate", "EmbeddingProbe", "duration", "embed_shared", "plural"]
+__all__ = ["plan_line", "plan_and_probe", "probe_rate", "EmbeddingProbe", "duration", "batch_size",
+           "embed_shared", "plural"]
 
 EMBED_BATCH = 64
 """Texts embedded (and written to the cache) per step of :func:`embed_shared`."""
+BATCH_SECONDS = 2.0
+"""The work a batch of :func:`embed_shared` aims at (at the rate the plan measured)."""
 PROBE_TEXTS = 8
 """Chunk texts embedded and timed before the run for the plan's time estimate."""
 PROBE_SCAN = 2000
@@ -128,23 +132,41 @@ def plan_line(chunks: Mapping[str, Sequence[Chunk]], cases: Sequence[TestCase], 
                           vectors=vectors, answers=answers, answerer=answerer, probe=False)[0]
 
 
-def embed_shared(vectors: Any, chunks: Mapping[str, Sequence[Chunk]], cases: Sequence[TestCase],
-                 say: Callable[[str], None], show: bool) -> dict[str, float]:
-    """Embed every chunk text (per chunking) and every question once, ``EMBED_BATCH`` texts at a time (each
-    batch is in the cache as soon as it is computed); returns the seconds of each part, keyed
-    ``"embed chunks of NAME"`` and ``"embed questions"``."""
-    seconds: dict[str, float] = {}
+def batch_size(probe: EmbeddingProbe | None) -> int:
+    """Texts a batch of :func:`embed_shared`: about :data:`BATCH_SECONDS` of work at the probe's rate (between
+    4 and :data:`EMBED_BATCH`), so a Ctrl-C is obeyed within seconds; :data:`EMBED_BATCH` without a probe."""
+    if probe is None or probe.seconds <= 0:
+        return EMBED_BATCH
+    return max(4, min(EMBED_BATCH, int(BATCH_SECONDS * probe.texts / probe.seconds)))
+
+
+def _parts(vectors: Any, chunks: Mapping[str, Sequence[Chunk]],
+           cases: Sequence[TestCase]) -> list[tuple[str, list[str], Callable[[list[str]], Any]]]:
     parts = [(f"embed chunks of {name}", list(dict.fromkeys(c.text for c in found)), vectors.embed_passages)
              for name, found in chunks.items()]
     parts.append(("embed questions", list(dict.fromkeys(c.query for c in cases)), vectors.embed_queries))
-    for label, texts, embed in parts:
+    return parts
+
+
+def embed_shared(vectors: Any, chunks: Mapping[str, Sequence[Chunk]], cases: Sequence[TestCase],
+                 say: Callable[[str], None], show: bool, *, batch: int = EMBED_BATCH,
+                 stop: StopAfterBatch | None = None) -> dict[str, float]:
+    """Embed every chunk text (per chunking) and every question once, ``batch`` texts at a time (each batch
+    is in the cache as soon as it is computed); returns the seconds of each part, keyed
+    ``"embed chunks of NAME"`` and ``"embed questions"``. With ``stop``, a Ctrl-C stops the run at the next
+    batch boundary (``KeyboardInterrupt``), the finished batches kept in the cache."""
+    seconds: dict[str, float] = {}
+    for label, texts, embed in _parts(vectors, chunks, cases):
         start = time.perf_counter()
-        done = 0
-        steps = range(0, len(texts), EMBED_BATCH)
+        steps = range(0, len(texts), batch)
+        said = 0
         for i in progress_bar(steps, total=len(steps), desc=label, show=show):
-            embed(texts[i:i + EMBED_BATCH])
-            done = min(len(texts), i + EMBED_BATCH)
-            if not show:
+            embed(texts[i:i + batch])
+            done = min(len(texts), i + batch)
+            if stop is not None:
+                stop.check(done, len(texts), label)
+            if not show and (done == len(texts) or 10 * done // len(texts) > said):  # every tenth, and the end
+                said = 10 * done // len(texts)
                 say(f"{label}: {done}/{len(texts)}")
         seconds[label] = time.perf_counter() - start
     return seconds
