@@ -171,12 +171,11 @@ class Judged:
         return _divide(found, self.n_ret)
 
     def judged(self, k: int | None = None) -> np.ndarray:
-        """Judged documents (any grade) within ``k`` divided by ``k`` (by the number retrieved when ``k`` is
-        None): how complete the judgments of the top of the ranking are (ir_measures' ``Judged@k``)."""
+        """Judged documents (any grade) within ``k`` divided by the documents ranked within ``k`` (``min(k, n_ret)``;
+        all retrieved when ``k`` is None; 0 when none was): how complete the judgments of the top of the ranking
+        are (ir_measures' ``Judged@k``, which divides so too)."""
         found = self._count(self.hit_rank <= k if k is not None else np.ones(self.hit_q.shape[0], dtype=bool))
-        if k is not None:
-            return found / float(k)
-        return _divide(found, self.n_ret)
+        return _divide(found, np.minimum(self.n_ret, k) if k is not None else self.n_ret)
 
     def recall(self, k: int | None = None) -> np.ndarray:
         """Relevant documents within ``k`` divided by the number of relevant documents."""

@@ -355,15 +355,21 @@ class NDCG(_Graded):
 
 
 class JudgedShare(Metric):
-    r"""Judged at k: the ids ranked within k that have a judgment (of any grade, 0 included), divided by k.
+    r"""Judged at k: the ids ranked within k that have a judgment (of any grade, 0 included), divided by the ids
+    ranked within k.
 
-    .. math:: \mathrm{Judged@k} = \frac{|\{i \le k : d_i \text{ judged}\}|}{k}
+    .. math:: \mathrm{Judged@k} = \frac{|\{i \le \min(k, n) : d_i \text{ judged}\}|}{\min(k, n)}
 
-    How complete the judgments of the top of the ranking are: an unjudged id counts as not relevant in every
-    other metric, so a low judged@k says those metrics are lower bounds (fill the gaps with
-    :func:`rag_eval_adapters.judges.fill_judgments`). The denominator is k even when fewer ids were retrieved;
-    with ``k=None`` it is the number of distinct retrieved ids (0 when none). The relevance level plays no part.
-    trec_eval: none (ir_measures: ``Judged@k``).
+    with :math:`n` the number of distinct retrieved ids (0 when none was retrieved). How complete the judgments
+    of the top of the ranking are: an unjudged id counts as not relevant in every other metric, so a low
+    judged@k says those metrics are lower bounds (fill the gaps with
+    :func:`rag_eval_adapters.judges.fill_judgments`). A ranking shorter than k is judged on what it holds, so 3
+    judged of 3 retrieved is 1.0 at k=10 (as ir_measures; earlier versions of this library divided by k). With
+    ``k=None`` every retrieved id counts. The relevance level plays no part. trec_eval: none.
+
+    ir_measures: ``Judged@k``, the same number, with one difference: ties. Like every metric here, the ranking
+    is trec_eval's (score descending, equal scores by id *descending*); ir_measures' ``Judged`` orders equal
+    scores by id *ascending*, so when ids of equal score straddle rank k the two can count different ids.
 
     References
     ----------
@@ -374,6 +380,8 @@ class JudgedShare(Metric):
     --------
     >>> from rag_eval_adapters.metrics import judged
     >>> judged(["a", "x", "b", "y"], {"a": 1, "b": 0}, k=4)
+    0.5
+    >>> judged(["a", "x"], {"a": 1}, k=10)  # 1 judged of the 2 retrieved
     0.5
     """
 

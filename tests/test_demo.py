@@ -81,7 +81,7 @@ def test_demo_prints_one_value_per_label_and_plain_sentences(demo_run):
     assert out.count("nDCG@10") == 1 and out.count("MRR@10") == 1  # one value per label
     for label in ("all questions", "literal questions", "paraphrase questions", "scenario questions"):
         assert f"On {label}, " in out
-    assert "paired randomization p" in out
+    assert "How sure: " in out and "paired randomization test" in flat  # the verdict says how it was tested, once
 
 
 def test_demo_report_numbers_equal_evaluate_on_its_files(demo_run, small_demo_data):

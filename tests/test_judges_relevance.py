@@ -110,7 +110,7 @@ def test_judged_at_k_counts_judgments_of_any_grade_and_fill_judgments_raises_it(
     from rag_eval_adapters.metrics import judged
 
     assert judged(["d1", "d2", "d3", "d4"], {"d1": 0, "d3": 2, "d9": 1}, k=4) == 0.5  # grade 0 is judged too
-    assert judged(["d1"], {"d1": 1}, k=4) == 0.25 and judged([], {"d1": 1}) == 0.0  # divided by k, as P@k
+    assert judged(["d1"], {"d1": 1}, k=4) == 1.0 and judged([], {"d1": 1}) == 0.0  # of the ids ranked, as ir_measures
     before = evaluate(QRELS, RUN, ["judged@3"]).per_query
     assert before == {"q1": {"judged@3": 1 / 3}, "q2": {"judged@3": 2 / 3}}
     filled = fill_judgments(QRELS, RUN, judge(judge_server), depth=3, queries=QUERIES, documents=DOCS)

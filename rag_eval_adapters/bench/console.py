@@ -43,28 +43,18 @@ def _counted(cell: str, n: int) -> str:
     return f"{head} (n={n})" + (f"\n{interval}" if interval else "")
 
 
-def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
-    """Print the configurations' headline numbers and answer scores as a table, then the verdict."""
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
-    console = Console(file=stdout, width=width)
-    table = Table(title="Retrieval by configuration (all evaluated questions)")
-    table.add_column("configuration")  # the cells are Text: a configuration's name is never console markup
+def _rows(result: Any) -> tuple[list[str], list[list[str]]]:
+    """The printed table's header and rows (a cell of two lines: a mean over its interval)."""
     columns = summary_columns(result)
-    for label, _ in columns:
-        table.add_column(label, justify="right")
     answers = any(r.answers is not None for r in result.results)
     judged = [m for m in ("faithfulness", "answer_correctness")
               if any(r.answers is not None and m in r.answers.keys for r in result.results)]
     coverage = f"judged@{result.settings.ks[min(2, len(result.settings.ks) - 1)]}"
-    table.add_column(coverage, justify="right")
+    header = ["configuration", *(label for label, _ in columns), coverage]
     if answers:
-        table.add_column("answer token F1", justify="right")
-        table.add_column("answer similarity (E5 cosine)", justify="right")
-        for m in judged:
-            table.add_column(m.replace("_", " ") + " (judged)", justify="right")
+        header += ["answer token F1", "answer similarity (E5 cosine)"]
+        header += [m.replace("_", " ") + " (judged)" for m in judged]
+    rows = []
     for r in result.results:
         row = [r.name] + [_mean(r, "retrieval", key, r.report.mean[key]) for _, key in columns]
         row += [f"{r.judged.get(coverage, 0.0):.3f}"]
@@ -73,8 +63,40 @@ def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
                     for m in ("token_f1", "semantic_similarity")]
             row += [_counted(_mean(r, "answers", m, r.answers.mean[m]), r.answers.measured[m])
                     if r.answers is not None and m in r.answers.mean else "-" for m in judged]
-        table.add_row(*map(Text, row))
-    console.print(table)
+        rows.append(row)
+    return header, rows
+
+
+def _table(header: list[str], rows: list[list[str]]) -> Any:
+    """The rich table: no configuration name, cell line or header word is ever cut (each column is at least as
+    wide as its longest cell line and header word; a header wraps between words)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title="Retrieval by configuration (all evaluated questions)")
+    for i, label in enumerate(header):
+        widest = max([len(word) for word in label.split()] + [len(line) for row in rows
+                                                                for line in row[i].split("\n")])
+        table.add_column(label, justify="left" if i == 0 else "right", min_width=widest, no_wrap=i == 0)
+    for row in rows:
+        table.add_row(*map(Text, row))  # Text: a configuration's name is never console markup
+    return table
+
+
+def print_summary(result: Any, stdout: TextIO, width: int = 120) -> None:
+    """Print the configurations' headline numbers and answer scores as a table, then the verdict."""
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(file=stdout, width=width)
+    for entry in getattr(result, "left_out", None) or []:  # above the table: the scores hold fewer questions
+        console.print(Text(f"Left out: {entry['message']}", style="bold"), soft_wrap=True)
+    header, rows = _rows(result)
+    answers = any(r.answers is not None for r in result.results)
+    table = _table(header, rows)
+    # the table as wide as it needs (a terminal narrower than that wraps the line), the text around it at width
+    needed = console.measure(table, options=console.options.update_width(10_000)).minimum
+    Console(file=stdout, width=max(width, needed)).print(table)
     settings = result.settings
     ci = (f" [low, high]: the {settings.confidence:.0%} interval of each mean over its queries ({settings.ci})."
           if settings.ci else "")

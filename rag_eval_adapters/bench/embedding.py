@@ -44,7 +44,10 @@ class CachedEmbedder:
         self.path = Path(cache_dir) / "embeddings.sqlite" if cache_dir else None
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._cached = SharedCache(embedder, str(self.path) if self.path else None)
+        from .interrupt import OffMainThread
+
+        # the model runs off the main thread, which stays free to answer a Ctrl-C at once (bench/interrupt.py)
+        self._cached = SharedCache(OffMainThread(embedder), str(self.path) if self.path else None)
         self.embedder = embedder
         self.name = embedder.name
         self._rows: dict[tuple[str, str], np.ndarray] = {}

@@ -15,7 +15,7 @@ how complete the judgments are.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 __all__ = ["JUDGED_ANSWER_METRICS", "SPAN_SCALE", "judge_unlabelled", "judged_share"]
@@ -28,12 +28,11 @@ SPAN_SCALE = {0: 0, 1: 0, 2: 50, 3: 100}
 
 def judged_share(qrels: Mapping[str, Mapping[str, int]], run: Mapping[str, Sequence[tuple[str, float]]],
                  k: int) -> float:
-    """judged@k: the mean over queries of the judged chunks (of any grade) among the top ``k``, divided by
-    ``k`` (as precision@k and ir_measures' Judged@k)."""
-    if not run:
-        return 0.0
-    judged = [sum(d in qrels.get(qid, {}) for d, _ in hits[:k]) / k for qid, hits in run.items()]
-    return sum(judged) / len(judged)
+    """The registry's ``judged@k`` averaged over every question of ``run`` (a question without judgments counts
+    0): :func:`rag_eval_adapters.bench.scoring.judged_shares` at one cutoff."""
+    from .scoring import judged_shares
+
+    return judged_shares(qrels, run, [k])[f"judged@{k}"]
 
 
 def judge_unlabelled(results: Sequence[Any], cases: Sequence[Any], chunks: Mapping[str, Sequence[Any]],
@@ -45,7 +44,7 @@ def judge_unlabelled(results: Sequence[Any], cases: Sequence[Any], chunks: Mappi
     queries = {c.query_id: c.query for c in cases}
     out = {}
     for name, found in chunks.items():
-        union: dict[str, dict[str, float]] = {}
+        union: dict[Hashable, dict[Hashable, float]] = {}
         for result in results:
             if result.chunking != name:
                 continue

@@ -51,7 +51,8 @@ def usage_of(scorers: list, answerer: Any, vectors: Any) -> dict[str, Any]:
         found = getattr(scorer, "usage", None)
         if found is not None:
             usage[f"reranker:{label}"] = found.to_dict() if hasattr(found, "to_dict") else \
-                (dataclasses.asdict(found) if dataclasses.is_dataclass(found) else str(found))
+                (dataclasses.asdict(found) if dataclasses.is_dataclass(found) and not isinstance(found, type)
+                 else str(found))
     if answerer is not None:
         usage["answerer"] = {"name": getattr(answerer, "name", type(answerer).__name__),
                              **(getattr(answerer, "usage", None) or {})}

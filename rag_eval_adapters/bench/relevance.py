@@ -36,6 +36,8 @@ def span_grades(chunks: Sequence[Chunk], spans: Sequence) -> dict[str, int]:
     grades: dict[str, int] = {}
     for chunk in chunks:
         best = 0
+        if chunk.doc_id is None:  # a chunk of no known document overlaps no evidence span
+            continue
         for span in by_doc.get(chunk.doc_id, ()):
             overlap = min(chunk.end, span.end) - max(chunk.start, span.start)
             if overlap > 0:

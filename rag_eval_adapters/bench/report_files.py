@@ -14,7 +14,7 @@ from .html_page import bench_page
 from .report_text import render_markdown, render_text
 from .scoring import METRIC_DEFINITIONS, RELEVANCE_NOTE, headline_metric
 
-__all__ = ["write_report", "report_dict", "file_stem", "write_trec_run", "write_trec_qrels"]
+__all__ = ["write_report", "write_report_files", "report_dict", "file_stem", "write_trec_run", "write_trec_qrels"]
 
 
 def file_stem(name: str) -> str:
@@ -109,6 +109,7 @@ def report_dict(bench: Any) -> dict[str, Any]:
         "metric_definitions": dict(METRIC_DEFINITIONS),
         "relevance": RELEVANCE_NOTE,
         "headline_metric": metric,
+        "left_out": list(getattr(bench, "left_out", None) or []),
         "query_types": {t: sum(c.query_type == t for c in bench.cases) for t in sorted({c.query_type for c in bench.cases})},
         "configurations": {r.name: _config_dict(r, bench, metric, texts[r.chunking], docs) for r in bench.results},
         "comparison": bench.comparison.to_dict() if bench.comparison is not None else None,
@@ -133,6 +134,14 @@ def _finite(value: Any) -> Any:
 
 
 def write_report(bench: Any, out: Path) -> list[Path]:
+    """:func:`write_report_files`, and ``bench.files`` and ``bench.output_dir`` set to what it wrote (the
+    benchmark's write stage returns a new result instead)."""
+    files = write_report_files(bench, out)
+    bench.files, bench.output_dir = files, out
+    return files
+
+
+def write_report_files(bench: Any, out: Path) -> list[Path]:
     """Write the report folder ``out`` (created if needed); returns the files written. Files an earlier report
     left in ``runs/``, ``qrels/`` and ``charts/`` that this run did not write are removed (no stale run is
     left beside the new ones)."""
@@ -159,5 +168,4 @@ def write_report(bench: Any, out: Path) -> list[Path]:
         for stale in (out / sub).iterdir():
             if stale.is_file() and stale not in written:
                 stale.unlink()
-    bench.files, bench.output_dir = files, out
     return files

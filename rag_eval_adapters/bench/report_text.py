@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .left_out import left_out_lines
+
 __all__ = ["sections", "render_markdown", "render_text", "intro_lines", "interval_note"]
 
 Section = tuple[str, list[str], list[list[str]], list[str]]  # title, header, rows, notes
@@ -189,7 +191,10 @@ def render_markdown(data: dict) -> str:
     never become links, images or HTML."""
     from ..reports import escape_markdown as esc
 
-    lines = ["# rag-eval bench report", "", *map(esc, intro_lines(data)), "", "## Verdict", ""]
+    lost = left_out_lines(data)
+    lines = ["# rag-eval bench report", "", *map(esc, intro_lines(data)), ""]
+    lines += [f"**Left out:** {esc(line)}" + ("  " if i < len(lost) - 1 else "") for i, line in enumerate(lost)]
+    lines += [""] * bool(lost) + ["## Verdict", ""]
     lines += [f"- {esc(v)}" for v in data["verdict"]] + [""]
     for title, header, rows, notes in sections(data):
         lines += [f"## {esc(title)}", "", "| " + " | ".join(map(esc, header)) + " |",
@@ -207,7 +212,9 @@ def _plain(header: Sequence[str], rows: list[list[str]]) -> list[str]:
 
 def render_text(data: dict) -> str:
     """The report as plain fixed-width text."""
-    lines = ["rag-eval bench report", "", *intro_lines(data), "", "Verdict:"] + [f"  {v}" for v in data["verdict"]]
+    lost = [f"Left out: {line}" for line in left_out_lines(data)]
+    lines = ["rag-eval bench report", "", *intro_lines(data), "", *lost, *[""] * bool(lost), "Verdict:"]
+    lines += [f"  {v}" for v in data["verdict"]]
     for title, header, rows, notes in sections(data):
         lines += ["", title, ""] + (_plain(header, rows) if rows else ["(none)"]) + [f"  {n}" for n in notes]
     return "\n".join(lines) + "\n"
