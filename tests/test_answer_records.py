@@ -115,6 +115,23 @@ def test_rag_eval_answers_takes_judged_metrics_with_judge_model(judge_server, tm
     assert data["info"]["abstained"]["count"] == 0
 
 
+def test_rag_eval_answers_says_what_judging_costs_before_it_sends_and_stops_at_max_calls(judge_server, tmp_path,
+                                                                                       monkeypatch):
+    path = tmp_path / "both.jsonl"
+    path.write_text("".join(json.dumps({**RECORD, "query_id": f"q{i}", "prediction": RECORD["answer"]}) + "\n"
+                            for i in range(3)), encoding="utf-8")
+    monkeypatch.setenv("OPENAI_API_KEY", judge_server.api_key)
+    args = ("answers", "--predictions", str(path), "-m", "faithfulness", "--judge-model", "judge-model",
+            "--judge-base-url", judge_server.base_url, "--format", "json")
+    before = len(judge_server.chat_requests)
+    code, _, err = cli(*args, "--max-calls", "1")
+    assert code == 2 and "--max-calls: stopped" in err, err
+    said = [line for line in err.splitlines() if " expects " in line]
+    assert said and said[0].startswith("rag-eval: judge ") and "(faithfulness, 3 items) expects" in said[0], err
+    assert err.index(said[0]) < err.index("--max-calls: stopped")
+    assert len(judge_server.chat_requests) - before == 1  # said before sending; the limit allowed one call
+
+
 @pytest.mark.parametrize(("judge_model", "answer_model"), [("openai:gpt-4o-mini", "gpt-4o-mini"),
                                                            ("gpt-4o-mini", "openai:gpt-4o-mini-2024-07-18"),
                                                            ("openai/gpt-4o", "OpenAI:GPT-4o")])

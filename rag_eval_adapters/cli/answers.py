@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any, TextIO
 
-from ._budget import add_budget_options
+from ._budget import add_budget_options, announce_judging
 from ._errors import CLIError, one_line
 from ._intervals import add_interval_options, intervals_from_args
 from ._io import (
@@ -86,7 +86,8 @@ def _judge(metrics: list[Any], args: argparse.Namespace, stderr: TextIO) -> Any:
     from ..judges import LLMJudge
 
     llm = judge_llm(args.judge_model, args.judge_base_url, getattr(args, "judge_api_key_env", None))
-    return LLMJudge(llm, cache=f"{args.predictions}.judge-cache.sqlite", progress=progress_enabled(stderr))
+    judge = LLMJudge(llm, cache=f"{args.predictions}.judge-cache.sqlite", progress=progress_enabled(stderr))
+    return announce_judging(judge)  # each judged batch says its calls, tokens and cost before it is sent
 
 
 def _load(args: argparse.Namespace) -> tuple[list[dict], int]:
