@@ -11,6 +11,7 @@ from ..progress import progress_bar
 from ..report import Report
 from .cache import cached
 from .embedders import Embedder
+from .grounding import grounding_column
 from .lexical import check_prediction, check_references
 from .metrics import AnswerMetric, SemanticSimilarity, parse_answer_metrics
 from .semantic import similarity_batch
@@ -36,7 +37,7 @@ class AnswerRecord:
                 f"references={self.references!r:.60}, attributes={self.attributes!r})")
 
 
-def _record(item: Any, index: int) -> tuple[Hashable, AnswerRecord | str]:
+def _record(item: Any, index: int, needs_reference: bool = True) -> tuple[Hashable, AnswerRecord | str]:
     """The query id and the record, or the query id and an error message (``ValueError`` without an id)."""
     if not isinstance(item, Mapping):
         raise TypeError(f"record {index} must be a mapping with query_id, prediction and reference(s), "
@@ -60,9 +61,9 @@ def _record(item: Any, index: int) -> tuple[Hashable, AnswerRecord | str]:
         if "references" in item and "reference" in item:
             raise ValueError("give either 'reference' or 'references', not both")
         field = "references" if "references" in item else "reference"
-        if field not in item:
+        if field not in item and needs_reference:
             raise ValueError("no 'reference' or 'references' field")
-        references = check_references(item[field], field)
+        references = check_references(item[field], field) if field in item else []
     except (TypeError, ValueError) as exc:
         return qid, f"query {qid!r}: {exc}"
     attributes = {k: v for k, v in item.items() if k not in RESERVED}
@@ -147,7 +148,8 @@ def evaluate_answers(
     measures = parse_answer_metrics(metrics)
     if any(m.needs_embedder for m in measures):
         if embedder is None:
-            raise ValueError("semantic_similarity needs an embedder: pass embedder=E5Embedder() or another Embedder")
+            first = next(m.key for m in measures if m.needs_embedder)
+            raise ValueError(f"{first} needs an embedder: pass embedder=E5Embedder() or another Embedder")
         embedder = cached(embedder, cache)
     if isinstance(records, Mapping) or isinstance(records, (str, bytes)):
         raise TypeError("records must be an iterable of mappings (one per answer), not a single mapping or string")
@@ -156,7 +158,7 @@ def evaluate_answers(
     attributes: dict[Hashable, dict[str, Any]] = {}
     seen: set = set()
     for index, item in enumerate(records):
-        qid, rec = _record(item, index)
+        qid, rec = _record(item, index, any(not getattr(m, "reads_contexts", False) for m in measures))
         if qid in seen:
             raise ValueError(f"record {index}: query_id {qid!r} appears twice; query ids must be unique")
         seen.add(qid)
@@ -182,7 +184,7 @@ def evaluate_answers(
 def _score(valid: list[AnswerRecord], measures: Sequence[AnswerMetric], embedder: Embedder | None,
            errors: dict[Hashable, str], progress: bool) -> list[dict[Hashable, float]]:
     columns: list[dict[Hashable, float]] = [{} for _ in measures]
-    lexical = [(j, m) for j, m in enumerate(measures) if not m.needs_embedder]
+    lexical = [(j, m) for j, m in enumerate(measures) if not m.needs_embedder and not getattr(m, "reads_contexts", False)]
     for r in progress_bar(valid, total=len(valid), desc="scoring answers", unit="answer",
                           show=progress and bool(lexical) and len(valid) >= 1000):
         for j, m in lexical:
@@ -191,7 +193,9 @@ def _score(valid: list[AnswerRecord], measures: Sequence[AnswerMetric], embedder
             except Exception as exc:  # noqa: BLE001 - recorded per query
                 errors[r.query_id] = f"query {r.query_id!r}: {m.key}: {type(exc).__name__}: {exc}"
     for j, m in enumerate(measures):
-        if m.needs_embedder:
+        if getattr(m, "reads_contexts", False):  # grounding: against the record's contexts
+            columns[j] = grounding_column(valid, m, embedder, errors)
+        elif m.needs_embedder:
             columns[j] = _semantic(valid, m, embedder, errors)
     return columns
 
