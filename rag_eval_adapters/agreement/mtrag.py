@@ -219,8 +219,8 @@ def spearman_brown(answers: Sequence[MTRAGAnswer], label: str = "faithfulness", 
     pairs = measure_agreement(first, second, kind="pointwise", groups=by if groups is not None else None,
                               clusters=clusters, n_bootstrap=n_bootstrap, confidence=confidence, seed=seed)
 
-    def step(e: float | None) -> float | None:
-        return None if e is None else k * e / (1 + (k - 1) * e)
+    def step(e: float | None) -> float | None:  # undefined at or below -1/(k-1) (a small group's estimate)
+        return None if e is None or 1 + (k - 1) * e <= 0 else k * e / (1 + (k - 1) * e)
 
     def stats(s: AgreementStats) -> AgreementStats:
         kept = {n: Estimate(step(e.value), step(e.low), step(e.high)) for n, e in s.estimates.items()
