@@ -175,6 +175,11 @@ class LexicalGrounding(AnswerMetric):
     one token per CJK character: any language). Reads the record's ``contexts`` (or ``retrieved_contexts``),
     needs no reference; 0 without contexts; an answer with no token is that query's error. On MTRAG's 477
     human-rated answers: Spearman 0.636 with the mean faithfulness rating (RAGAS's LLM judge 0.582).
+
+    References
+    ----------
+    Y. Katsis et al., "MTRAG: A Multi-Turn Conversational Benchmark for Evaluating Retrieval-Augmented Generation
+    Systems", arXiv:2501.03468, 2025 (the human ratings it is measured against).
     """
 
     name: ClassVar[str] = "grounding_lexical"
@@ -199,6 +204,10 @@ class SemanticGrounding(AnswerMetric):
     passages (``side="query"`` embeds the answer's as queries). Needs an embedder (offline E5:
     ``E5Embedder``) and the record's ``contexts``; 0 without contexts. Read it relative to the embedder's
     floor (about 0.75 for unrelated texts with E5).
+
+    References
+    ----------
+    L. Wang et al., "Multilingual E5 Text Embeddings: A Technical Report", arXiv:2402.05672, 2024.
     """
 
     name: ClassVar[str] = "grounding_semantic"
