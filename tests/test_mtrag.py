@@ -168,3 +168,21 @@ def test_a_judge_through_the_same_command_against_the_local_judge_server(judge_s
     code, _, err = run_cli("meta-eval", "--builtin", "mtrag", "--judge", "bleu", "--judge-model", "jm",
                            "--judge-base-url", judge_server.base_url, "--no-cache")
     assert code != 0 and "--judge bleu: not a judged metric" in err
+
+
+def test_the_benchmark_script_measures_the_endpoint_it_is_pointed_at(judge_server, tmp_path, monkeypatch):
+    pytest.importorskip("openai")
+    import importlib.util
+
+    path = Path(__file__).parents[1] / "benchmarks" / "bench_mtrag_judge.py"
+    spec = importlib.util.spec_from_file_location("bench_mtrag_judge", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setenv("OPENAI_API_KEY", judge_server.api_key)
+    out = tmp_path / "judge.md"
+    args = module.arguments(["--model", "jm", "--base-url", judge_server.base_url, "--limit", "2", "--bootstrap",
+                             "20", "--cache", str(tmp_path / "c.sqlite"), "-o", str(out)])
+    assert module.rag_eval(module.command(args)) == 0
+    table = out.read_text("utf-8")
+    assert "| faithfulness (judge " in table and "| grounding_lexical |" in table
+    assert judge_server.chat_requests
