@@ -101,7 +101,7 @@ def test_a_reference_metric_beside_grounding_still_needs_the_reference():
 
 
 def test_split_sentences_in_three_scripts():
-    assert split_sentences("One. Two!\nThree? Version 2.5 is out") == ["One.", "Two!", "Three?", "Version 2.5 is out"]
+    assert split_sentences("One. Two!\nThree? Version 2.5: out") == ["One.", "Two!", "Three?", "Version 2.5: out"]
     assert split_sentences("北京是首都。上海很大！") == ["北京是首都。", "上海很大！"]
     assert split_sentences("Москва — столица. Она большая.") == ["Москва — столица.", "Она большая."]
 

