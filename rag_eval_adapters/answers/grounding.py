@@ -226,10 +226,12 @@ class SemanticGrounding(AnswerMetric):
         return semantic_grounding(prediction, contexts, embedder, side=self.side)
 
 
-def grounding_column(records: Sequence[Any], metric: LexicalGrounding | SemanticGrounding, embedder: Embedder | None,
+def grounding_column(records: Sequence[Any], metric: AnswerMetric, embedder: Embedder | None,
                      errors: dict[Hashable, str]) -> dict[Hashable, float]:
     """A grounding metric of every record (objects with ``query_id``, ``prediction`` and ``attributes``, the
     latter holding the contexts); a record that cannot be scored goes into ``errors`` with its query id."""
+    if not isinstance(metric, (LexicalGrounding, SemanticGrounding)):
+        raise TypeError(f"{metric.key} is no grounding metric (grounding_lexical, grounding_semantic)")
     contexts: dict[Hashable, list[str]] = {}
     for r in records:
         try:
