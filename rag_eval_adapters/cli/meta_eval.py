@@ -46,7 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-m", "--metric", action="append", metavar="METRIC",
                    help="an answer metric to measure: exact_match, token_f1, rouge_l, semantic_similarity "
                         "(offline E5) or any name of `rag-eval answers` (repeatable or comma-separated; "
-                        "default token_f1)")
+                        "default token_f1; grounding_lexical for --builtin mtrag)")
     p.add_argument("--judge", action="append", metavar="METRIC",
                    help="also measure an LLM judge (--judge-model) as one more scorer: answer_correctness "
                         "(claim F1 against the reference answer; _precision, _recall its parts); repeatable. A "
@@ -60,7 +60,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-cache", action="store_true", help="keep no cache of the judge's replies (a re-run pays again)")
     p.add_argument("--label", action="append", metavar="LABEL",
                    help="the human labels to test against (repeatable; default all: correctness, completeness, "
-                        "overall)")
+                        "overall; for --builtin mtrag: faithfulness (default), completeness, appropriateness, "
+                        "naturalness, win_rate)")
     p.add_argument("--statistic", action="append", metavar="NAME",
                    help="statistics the table shows: pearson, spearman, kendall_tau_b, accuracy, kappa, "
                         "kappa_quadratic (repeatable; default pearson and spearman; JSON and CSV hold all)")
