@@ -48,7 +48,7 @@ def test_a_bad_record_is_recorded_with_its_field_and_the_rest_are_scored():
     assert report.query_ids == ["q1", "q2", "q3"]
     assert list(report.errors) == ["q4", "q5", "q6", "q7"]
     assert "prediction must be a string" in report.errors["q4"]
-    assert "no 'reference' or 'references' field" in report.errors["q5"]
+    assert "no 'references' field (nor 'reference', 'ground_truth', 'expected')" in report.errors["q5"]
     assert "references is empty" in report.errors["q6"]
     assert "either 'reference' or 'references'" in report.errors["q7"]
     assert report.counts == {"queries": 7, "scored": 3, "errors": 4}

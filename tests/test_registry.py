@@ -241,8 +241,8 @@ def test_cli_sorts_per_query_by_ndcg_asked_in_ir_measures_spelling(tmp_path):
 
 
 # ------------------------------------------------------------------------------ one name, one metric everywhere
-ANSWERS = [{"query_id": "q1", "prediction": "the cat sat", "reference": "a cat sat down"},
-           {"query_id": "q2", "prediction": "dogs bark", "reference": "dogs bark loudly"}]
+ANSWERS = [{"query_id": "q1", "prediction": "the cat sat", "reference": "a cat sat down", "contexts": ["a cat"]},
+           {"query_id": "q2", "prediction": "dogs bark", "reference": "dogs bark loudly", "contexts": ["dogs"]}]
 
 
 def test_f1_is_retrieval_f1_everywhere_and_where_answers_are_scored_an_error_listing_token_f1():

@@ -8,6 +8,8 @@
 * :class:`JudgeScorer`: an LLM judge as one more scorer of :func:`meta_evaluate` (its unmeasured answers
   dropped and counted, never a number);
 * :func:`load_ragchecker`: the RAGChecker meta-evaluation set shipped with the package (560 human labels);
+* :func:`load_mtrag`, :func:`meta_evaluate_mtrag`: MTRAG's 477 multi-turn answers with their passages and human
+  ratings, shipped too, and any scorer against the mean rating beside the annotators' own agreement;
 * :func:`position_swap_consistency`: how often a pairwise judge's verdict flips when the answers swap places.
 
 >>> from rag_eval_adapters.agreement import measure_agreement
@@ -32,6 +34,7 @@ from .meta_eval import (
     pairwise_differences,
     scored_pairs,
 )
+from .mtrag import MTRAG_LABELS, MTRAGAnswer, load_mtrag, meta_evaluate_mtrag, mtrag_ceiling, mtrag_path, spearman_brown
 from .ragchecker import RAGCHECKER_LABELS, PairwiseJudgement, load_ragchecker, ragchecker_path
 from .stats import accuracy, cohen_kappa, confusion_matrix, kendall_tau_b, pearson, spearman
 from .swap import SwapConsistency, position_swap_consistency
@@ -62,6 +65,13 @@ __all__ = [
     "JudgeScorer",
     "JUDGE_SCORER_METRICS",
     "load_ragchecker",
+    "load_mtrag",
+    "mtrag_path",
+    "MTRAGAnswer",
+    "MTRAG_LABELS",
+    "meta_evaluate_mtrag",
+    "mtrag_ceiling",
+    "spearman_brown",
     "ragchecker_path",
     "PairwiseJudgement",
     "RAGCHECKER_LABELS",

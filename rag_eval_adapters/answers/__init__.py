@@ -13,6 +13,7 @@ from .bound import BoundAnswerMetric
 from .cache import CachedEmbedder
 from .embedders import CallableEmbedder, E5Embedder, Embedder
 from .evaluation import evaluate_answers
+from .grounding import LexicalGrounding, SemanticGrounding, lexical_grounding, semantic_grounding
 from .judged import AnswerCorrectness, ContextRelevance, Faithfulness, JudgedMetric
 from .lexical import Overlap, exact_match, lcs_length, rouge_l, token_f1
 from .metrics import (
@@ -54,6 +55,10 @@ __all__ = [
     "TokenF1",
     "RougeL",
     "SemanticSimilarity",
+    "LexicalGrounding",
+    "SemanticGrounding",
+    "lexical_grounding",
+    "semantic_grounding",
     "parse_answer_metric",
     "parse_answer_metrics",
     "answer_metric_names",

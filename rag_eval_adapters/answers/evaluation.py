@@ -12,9 +12,10 @@ from ..report import Report
 from .abstention import is_abstention
 from .cache import cached
 from .embedders import Embedder
+from .grounding import grounding_column, is_grounding
 from .judged import JudgedMetric, judge_records
 from .metrics import AnswerMetric, SemanticSimilarity, parse_answer_metrics
-from .record import RECORD_FIELDS, AnswerRecord, read_records
+from .record import FIELD_NAMES, RECORD_FIELDS, AnswerRecord, read_records
 from .semantic import similarity_batch
 
 __all__ = ["evaluate_answers", "AnswerRecord"]
@@ -63,6 +64,8 @@ def evaluate_answers(
         fields and the other names each is read under (``answer``, ``ground_truth``, ``retrieved_contexts``...)
         are those of :mod:`rag_eval_adapters.answers.record`, the one reader of every answer path. Other fields
         (e.g. ``query_type``) are kept as the query's attributes.
+        The grounding metrics (``grounding_lexical``, ``grounding_semantic``) read ``contexts`` instead of the
+        references; with only them, records need no reference.
     metrics : names or :class:`~rag_eval_adapters.answers.metrics.AnswerMetric` objects
         Names of the answer family of the registry (:data:`~rag_eval_adapters.answers.ANSWER_METRICS`, listed
         in ``docs/answers.md``): ``exact_match``/``em``, ``token_f1``, ``token_precision``, ``rouge_l_stem_recall``,
@@ -116,7 +119,8 @@ def _evaluate(records: Iterable[Mapping[str, Any]], measures: list[AnswerMetric]
     """The one loop of :func:`evaluate_answers`: every metric, lexical, semantic or judged, into one report."""
     if any(m.needs_embedder for m in measures):
         if embedder is None:
-            raise ValueError("semantic_similarity needs an embedder: pass embedder=E5Embedder() or another Embedder")
+            first = next(m.key for m in measures if m.needs_embedder)
+            raise ValueError(f"{first} needs an embedder: pass embedder=E5Embedder() or another Embedder")
         embedder = cached(embedder, cache)
     judged = [m for m in measures if m.needs_judge]
     if judged and judge is None:
@@ -144,18 +148,24 @@ def _evaluate(records: Iterable[Mapping[str, Any]], measures: list[AnswerMetric]
 def _read(records: Iterable[Mapping[str, Any]], measures: Sequence[AnswerMetric]
           ) -> tuple[list[AnswerRecord], dict[Hashable, str], dict[Hashable, dict[str, Any]]]:
     """The valid records, the errors of the others, and every record's attributes (in record order)."""
-    plain = any(not m.needs_judge for m in measures)  # lexical or semantic: prediction and references needed
+    # the fields the lexical, semantic and grounding metrics read must be there (a judge says unmeasured instead)
+    needed = {field for m in measures if not m.needs_judge for field in m.reads}
+    items = records if isinstance(records, (Mapping, str, bytes)) else list(records)  # read_records refuses those
     valid: list[AnswerRecord] = []
     errors: dict[Hashable, str] = {}
     attributes: dict[Hashable, dict[str, Any]] = {}
-    for qid, attrs, rec in read_records(records):
+    for item, (qid, attrs, rec) in zip(items, read_records(items), strict=True):
         attributes[qid] = attrs
+        missing = next((field for field in ("prediction", "references", "contexts") if field in needed
+                        and not any(name in item for name in FIELD_NAMES[field])), None)
         if isinstance(rec, str):
             errors[qid] = rec
-        elif plain and rec.prediction is None:
-            errors[qid] = f"query {qid!r}: no 'prediction' field"
-        elif plain and not rec.references:
-            errors[qid] = f"query {qid!r}: no 'reference' or 'references' field"
+        elif missing is not None:
+            first, *others = FIELD_NAMES[missing]
+            errors[qid] = (f"query {qid!r}: no {first!r} field"
+                           + (f" (nor {', '.join(map(repr, others))})" if others else ""))
+        elif "references" in needed and not rec.references:
+            errors[qid] = f"query {qid!r}: no reference answer (its 'references' are empty)"
         else:
             valid.append(rec)
     if not attributes:
@@ -193,7 +203,8 @@ def _score(valid: list[AnswerRecord], measures: Sequence[AnswerMetric], embedder
            errors: dict[Hashable, str], progress: bool) -> list[dict[Hashable, float]]:
     """The lexical and semantic metrics of every record (judged ones are left to :func:`_judged`)."""
     columns: list[dict[Hashable, float]] = [{} for _ in measures]
-    lexical = [(j, m) for j, m in enumerate(measures) if not m.needs_embedder and not m.needs_judge]
+    lexical = [(j, m) for j, m in enumerate(measures)
+               if not m.needs_embedder and not m.needs_judge and not is_grounding(m)]
     for r in progress_bar(valid, total=len(valid), desc="scoring answers", unit="answer",
                           show=progress and bool(lexical) and len(valid) >= 1000):
         for j, m in lexical:
@@ -202,6 +213,8 @@ def _score(valid: list[AnswerRecord], measures: Sequence[AnswerMetric], embedder
             except Exception as exc:  # noqa: BLE001 - recorded per query
                 errors[r.query_id] = f"query {r.query_id!r}: {m.key}: {type(exc).__name__}: {exc}"
     for j, m in enumerate(measures):
-        if m.needs_embedder:
+        if is_grounding(m):  # grounding: against the record's contexts
+            columns[j] = grounding_column(valid, m, embedder, errors)
+        elif m.needs_embedder:
             columns[j] = _semantic(valid, m, embedder, errors)
     return columns

@@ -129,10 +129,13 @@ def as_chunks(contexts: Any, where: str) -> list[tuple[str, str]]:
 def _context_pair(ctx: Any, i: int, where: str) -> tuple[Any, Any]:
     if isinstance(ctx, str):
         return str(i), ctx
+    if isinstance(ctx, tuple) and len(ctx) == 2:  # (chunk_id, text), the record's own form
+        return ctx
     if isinstance(ctx, Mapping):
         text = next((ctx[k] for k in ("text", "page_content", "content") if k in ctx), None)
         return next((ctx[k] for k in ("chunk_id", "id", "doc_id") if ctx.get(k) is not None), i), text
-    raise TypeError(f"{where}: contexts[{i - 1}] must be a string or a mapping with 'text', got {type(ctx).__name__}")
+    raise TypeError(f"{where}: contexts[{i - 1}] must be a string, a (chunk_id, text) pair or a mapping with 'text', "
+                    f"got {type(ctx).__name__}")
 
 
 def _conversation(value: Any, where: str) -> tuple[tuple[str, str], ...]:

@@ -27,7 +27,7 @@ from ._models import add_embedder_options, add_judge_options, embedder_from_args
 from ._output import emit
 from ._vocabulary import add_deprecated
 
-BUILTINS = ("ragchecker",)
+BUILTINS = ("ragchecker", "mtrag")
 DEFAULT_METRICS = ("token_f1",)
 
 
@@ -36,7 +36,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--builtin", choices=BUILTINS,
                         help="a labelled set shipped with the package: ragchecker (RAGChecker's 560 human "
-                             "labels on 280 answer pairs, Apache-2.0)")
+                             "labels on 280 answer pairs, Apache-2.0) or mtrag (MTRAG's 477 multi-turn answers "
+                             "with their passages, each rated by 2-3 people; Apache-2.0: the scorers read the "
+                             "passages, default grounding_lexical, against the mean rating)")
     source.add_argument("--data", metavar="FILE",
                         help="pairwise judgements in RAGChecker's layout (a JSON list of rows with instance_id, "
                              "dataset, query, gt_answer, model1, model2 and <label>_label on -2..2)")
@@ -50,11 +52,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kind", choices=("pointwise", "pairwise"), default="pointwise",
                    help="with --scores: pointwise grades (default) or pairwise preferences on -2..2 (the scores "
                         "are then each scorer's difference, answer 2 - answer 1)")
-    p.add_argument("--group-by", metavar="FIELD", help="with --scores: also the statistics per value of FIELD")
+    p.add_argument("--group-by", metavar="FIELD",
+                   help="with --scores: also the statistics per value of FIELD; with --builtin mtrag: passages "
+                        "(default), domain, turn, answerability, model, question_type or multi_turn")
     p.add_argument("-m", "--metric", action="append", metavar="METRIC",
                    help="an answer metric to measure: exact_match, token_f1, rouge_l, semantic_similarity "
                         "(offline E5) or any name of `rag-eval answers` (repeatable or comma-separated; "
-                        "default token_f1); or a judged metric, measuring the LLM judge of --judge-model as one more "
+                        "default token_f1; grounding_lexical for --builtin mtrag); or a judged metric, measuring the LLM "
+                        "judge of --judge-model as one more "
                         "scorer: answer_correctness (claim F1 against the reference answer; _precision, _recall its "
                         "parts). A question the judge cannot score (refusal, invalid output, failed call) is dropped "
                         "for it and counted")
@@ -63,13 +68,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_cache_options(p, what="the judge's replies, in DIR/judge.sqlite (nothing paid for is lost; a re-run calls "
                               "nothing)", no_cache=True,
                       default="DATA.judge-cache.sqlite beside --data, ragchecker.judge-cache.sqlite in the current "
-                              "folder for --builtin")
+                              "folder for --builtin, mtrag.judge-cache.sqlite for --builtin mtrag")
     p.add_argument("--label", action="append", metavar="LABEL",
                    help="the human labels to test against (repeatable; default all: correctness, completeness, "
-                        "overall)")
+                        "overall; for --builtin mtrag: faithfulness (default), completeness, appropriateness, "
+                        "naturalness, win_rate)")
     p.add_argument("--statistic", action="append", metavar="NAME",
                    help="statistics the table shows: pearson, spearman, kendall_tau_b, accuracy, kappa, "
                         "kappa_quadratic (repeatable; default pearson and spearman; JSON and CSV hold all)")
+    p.add_argument("--limit", type=int, metavar="N",
+                   help="with --builtin mtrag: only the answers of the first N tasks (three answers a task; a "
+                        "cheaper judge run)")
     p.add_argument("--no-baselines", action="store_true", help="leave out answer length and reference overlap")
     add_embedder_options(p, what="semantic_similarity")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
@@ -85,14 +94,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _split_metrics(args: argparse.Namespace) -> None:
     """Move the judged names of ``-m`` (and of the deprecated ``--judge``) into ``args.judge``; ``args.metric``
-    keeps the answer metrics (default token_f1, beside the judged ones too)."""
+    keeps the answer metrics (default token_f1, grounding_lexical for ``--builtin mtrag``; beside the judged
+    ones too)."""
     from ..judges import is_judged_metric
 
     given = [n.strip() for item in (args.metric or ()) for n in item.split(",") if n.strip()]
     judged = [n.strip() for item in (args.judge or ()) for n in item.split(",") if n.strip()]
     judged += [n for n in given if is_judged_metric(n)]
     args.judge = list(dict.fromkeys(judged)) or None
-    args.metric = [n for n in given if not is_judged_metric(n)] or list(DEFAULT_METRICS)
+    default = ("grounding_lexical",) if getattr(args, "builtin", None) == "mtrag" else DEFAULT_METRICS
+    args.metric = [n for n in given if not is_judged_metric(n)] or list(default)
 
 
 def _scorers(args: argparse.Namespace) -> dict[str, Any]:
@@ -111,7 +122,7 @@ def _judge_cache(args: argparse.Namespace) -> str | None:
     """The SQLite file of the judge's replies (in ``--cache-dir``, else beside ``--data``, else in the current
     folder; the deprecated ``--cache FILE`` that file; none with ``--no-cache``)."""
     return cache_file(args, "judge.sqlite",
-                      f"{args.data}.judge-cache.sqlite" if args.data else "ragchecker.judge-cache.sqlite")
+                      f"{args.data}.judge-cache.sqlite" if args.data else f"{args.builtin}.judge-cache.sqlite")
 
 
 def _judges(args: argparse.Namespace) -> dict[str, Any]:
@@ -147,8 +158,10 @@ def cmd_meta_eval(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         raise CLIError(f"--statistic {unknown[0] if unknown else ''}: choose from {', '.join(STATISTICS)}")
     if args.scores and not args.labels:
         raise CLIError("--scores needs --human-labels FILE (the human labels to measure the scores against)")
-    if not args.scores and (args.labels or args.group_by):
-        raise CLIError("--human-labels and --group-by go with --scores FILE")
+    if not args.scores and (args.labels or (args.group_by and args.builtin != "mtrag")):
+        raise CLIError("--human-labels and --group-by go with --scores FILE (--group-by also with --builtin mtrag)")
+    if args.limit is not None and args.builtin != "mtrag":
+        raise CLIError("--limit goes with --builtin mtrag")
     inputs = [(args.data, "judgements")] if args.data else []
     inputs += [(args.scores, "scores"), (args.labels, "labels")] if args.scores else []
     check_inputs(inputs)
@@ -168,6 +181,10 @@ def cmd_meta_eval(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> i
         result = _scored(args)
         emit(render_meta_evaluation(result, fmt, statistics), args.output, stdout, stderr)
         return 0
+    if args.builtin == "mtrag":
+        from ._mtrag import run_mtrag
+
+        return run_mtrag(args, fmt, statistics, stdout, stderr)
     scorers = _scorers(args)
     try:
         judgements = load_ragchecker(args.data) if args.data else load_ragchecker()
