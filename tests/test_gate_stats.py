@@ -17,7 +17,7 @@ from rag_eval_adapters.gate import (
     power_to_fail,
     questions_needed,
 )
-from rag_eval_adapters.gate.tdist import t_cdf, t_upper_quantile
+from rag_eval_adapters.stats.distributions import t_cdf, t_upper_quantile
 
 stats = pytest.importorskip("scipy.stats")
 

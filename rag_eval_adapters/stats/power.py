@@ -1,6 +1,6 @@
 r"""How many questions a gate needs: the power of its fail test, from the spread of the paired differences.
 
-The fail test (:mod:`~rag_eval_adapters.gate.noninferiority`) rejects H0 ``mean(d) >= -m`` at level ``a`` when
+The fail test (:mod:`~rag_eval_adapters.stats.noninferiority`) rejects H0 ``mean(d) >= -m`` at level ``a`` when
 ``T = (dbar + m) / (s / sqrt(n)) < -c`` with ``c = t_{n-1, 1-a}``. For a true drop ``delta`` (mean difference
 ``-delta``) and per-question standard deviation ``sigma`` of the differences, ``T`` follows the noncentral t
 distribution with ``n - 1`` degrees of freedom and noncentrality ``lambda = (m - delta) sqrt(n) / sigma``, so
@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .tdist import normal_upper_quantile, t_upper_quantile
+from .distributions import normal_upper_quantile, t_upper_quantile
 
 __all__ = ["PowerAnalysis", "power_to_fail", "questions_needed", "detectable_drop", "power_analysis",
            "POWER_TARGET"]
