@@ -163,10 +163,10 @@ class GateDecision:
 
     def metric(self, name: str) -> MetricGate:
         """The verdict on metric ``name``."""
-        for m in self.metrics:
-            if m.metric == name:
-                return m
-        raise KeyError(f"the gate has no metric {name!r}")
+        found = next((m for m in self.metrics if m.metric == name), None)
+        if found is None:
+            raise KeyError(f"the gate has no metric {name!r}")
+        return found
 
     def rule(self) -> str:
         """The rule in one sentence."""

@@ -35,6 +35,46 @@ __all__ = ["PowerAnalysis", "power_to_fail", "questions_needed", "detectable_dro
 POWER_TARGET = 0.8
 """The power :func:`questions_needed` and :func:`detectable_drop` aim at (80%)."""
 
+
+@dataclass(frozen=True)
+class PowerAnalysis:
+    """The power of one metric's fail test, from its observed paired differences.
+
+    Attributes
+    ----------
+    metric : str
+    margin : float
+    n : int
+        Questions both scored.
+    sd : float
+        Standard deviation of the differences.
+    alpha : float
+        The level the power is computed at (the gate's ``alpha`` over the number of metrics: Holm's first step).
+    detectable_drop : float or None
+        The least drop failed with 80% power at ``n`` (``None`` when ``sd`` is 0).
+    needed : dict
+        ``{drop: questions needed for 80% power, or None}`` for each drop asked.
+    power : dict
+        ``{drop: power at n}``.
+    """
+
+    metric: str
+    margin: float
+    n: int
+    sd: float
+    alpha: float
+    detectable_drop: float | None
+    needed: dict[float, int | None]
+    power: dict[float, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON (the drops as strings)."""
+        out = asdict(self)
+        out["needed"] = {repr(k): v for k, v in self.needed.items()}
+        out["power"] = {repr(k): v for k, v in self.power.items()}
+        return out
+
+
 _GRID = 4000
 _erfc = np.frompyfunc(math.erfc, 1, 1)
 
@@ -111,45 +151,6 @@ def detectable_drop(sd: float, n: int, margin: float, alpha: float, power: float
         if high - low < 1e-7:
             break
     return high
-
-
-@dataclass(frozen=True)
-class PowerAnalysis:
-    """The power of one metric's fail test, from its observed paired differences.
-
-    Attributes
-    ----------
-    metric : str
-    margin : float
-    n : int
-        Questions both scored.
-    sd : float
-        Standard deviation of the differences.
-    alpha : float
-        The level the power is computed at (the gate's ``alpha`` over the number of metrics: Holm's first step).
-    detectable_drop : float or None
-        The least drop failed with 80% power at ``n`` (``None`` when ``sd`` is 0).
-    needed : dict
-        ``{drop: questions needed for 80% power, or None}`` for each drop asked.
-    power : dict
-        ``{drop: power at n}``.
-    """
-
-    metric: str
-    margin: float
-    n: int
-    sd: float
-    alpha: float
-    detectable_drop: float | None
-    needed: dict[float, int | None]
-    power: dict[float, float]
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON (the drops as strings)."""
-        out = asdict(self)
-        out["needed"] = {repr(k): v for k, v in self.needed.items()}
-        out["power"] = {repr(k): v for k, v in self.power.items()}
-        return out
 
 
 def power_analysis(metric: str, differences: np.ndarray, margin: float, alpha: float,
