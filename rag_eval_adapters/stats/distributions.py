@@ -85,13 +85,14 @@ def t_quantile(confidence: float, df: int) -> float:
     check_confidence(confidence)
     if isinstance(df, bool) or not isinstance(df, int) or df < 1:
         raise ValueError(f"the t distribution needs a whole number of degrees of freedom >= 1, got {df!r}")
-    return _t_quantile(float(confidence), df)
+    return _t_root(1.0 - float(confidence), normal_quantile(confidence), df)
 
 
-@lru_cache(maxsize=256)
-def _t_quantile(confidence: float, df: int) -> float:
-    alpha = 1.0 - confidence
-    low, high = 0.0, max(1.0, normal_quantile(confidence))
+@lru_cache(maxsize=4096)
+def _t_root(alpha: float, start: float, df: float) -> float:
+    """``t >= 0`` with ``P(|T| >= t) = alpha`` (bisection on :func:`t_two_sided_p`, from ``[0, max(1, start)]``
+    widened until it holds the root; the two-sided and the one-sided quantiles both use it)."""
+    low, high = 0.0, max(1.0, start)
     while t_two_sided_p(high, df) > alpha:
         high *= 2.0
     for _ in range(200):
@@ -118,32 +119,16 @@ def t_cdf(t: float, df: float) -> float:
 
 def t_upper_quantile(alpha: float, df: float) -> float:
     """``c`` with ``P(T > c) = alpha`` for Student's t with ``df > 0`` degrees of freedom (``0 < alpha < 1``;
-    bisection on :func:`t_cdf`, remembered for the last 4,096 pairs asked)."""
+    the root of the two-sided p-value at ``2 alpha``, remembered for the last 4,096 asked)."""
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha!r}")
     if not df > 0:
         raise ValueError(f"the t distribution needs df > 0, got {df!r}")
-    return _t_upper_quantile(float(alpha), float(df))
-
-
-@lru_cache(maxsize=4096)
-def _t_upper_quantile(alpha: float, df: float) -> float:
     if alpha == 0.5:
         return 0.0
-    sign = 1.0 if alpha < 0.5 else -1.0
     tail = min(alpha, 1.0 - alpha)
-    low, high = 0.0, 1.0
-    while 1.0 - t_cdf(high, df) > tail:
-        high *= 2.0
-    for _ in range(200):
-        mid = 0.5 * (low + high)
-        if 1.0 - t_cdf(mid, df) > tail:
-            low = mid
-        else:
-            high = mid
-        if high - low <= 1e-13 * high:
-            break
-    return sign * 0.5 * (low + high)
+    root = _t_root(2.0 * tail, normal_upper_quantile(tail), float(df))  # P(T > c) = P(|T| >= c) / 2
+    return root if alpha < 0.5 else -root
 
 
 def normal_cdf(z: float) -> float:
