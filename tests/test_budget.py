@@ -181,11 +181,11 @@ def test_generate_checks_the_key_before_reading_the_corpus_and_takes_max_calls(o
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text("{not json\n", encoding="utf-8")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    code, _, err = cli("generate", "--corpus", corpus, "--llm-model", "gpt-4o-mini", "--output", tmp_path / "o.jsonl")
+    code, _, err = cli("generate", "--documents", corpus, "--llm-model", "gpt-4o-mini", "--output", tmp_path / "o.jsonl")
     assert code == 2 and "no API key" in err and "not valid JSON" not in err
     corpus.write_text("".join(json.dumps(c) + "\n" for c in CHUNKS), encoding="utf-8")
     monkeypatch.setenv("OPENAI_API_KEY", openai_server.api_key)
-    code, _, err = cli("generate", "--corpus", corpus, "--llm-model", "gpt-4o-mini", "--llm-base-url",
+    code, _, err = cli("generate", "--documents", corpus, "--llm-model", "gpt-4o-mini", "--llm-base-url",
                        openai_server.base_url, "--output", tmp_path / "o.jsonl", "--samples", "4",
                        "--min-chunk-chars", "10", "--max-concurrency", "1", "--max-calls", "1")
     assert code == 2 and "--max-calls: stopped" in err and len(openai_server.chat_requests) == 1
