@@ -38,7 +38,7 @@ from pydantic import field_validator
 
 from ._kernel import Judged
 from ._names import MetricLike, parse_metric, parse_metrics
-from ._registry import METRICS, Metric, TextRule
+from ._registry import METRICS, REGISTRY, Metric, Registered, TextRule, close_name, names_of, unknown_name
 from .validation import Flag, Gain, RelevanceLevel
 
 __all__ = [
@@ -60,6 +60,13 @@ __all__ = [
     "default_metric_names",
     "MetricLike",
     "TextRule",
+    # the registry's own vocabulary, public for the other metric families (answers/): the base class of a
+    # registered metric, the table by family, and the name lookup with its errors
+    "Registered",
+    "REGISTRY",
+    "names_of",
+    "unknown_name",
+    "close_name",
 ]
 
 

@@ -11,7 +11,8 @@ format     how it is recognised                                             read
 =========  ===============================================================  ==================================
 
 A ``.gz`` after the name is looked through (``run.trec.gz``, ``qrels.jsonl.gz``), and any gzip file is
-decompressed. ``"-"`` reads standard input (once; its format from its first line).
+decompressed. ``"-"`` reads standard input (once; its format from its first line). :func:`open_source` opens
+such an input as a :class:`Source` (name, bytes, the line reader's start) for any other reader of the package.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any, Union
 
 from ._sources import Source, open_source
 
-__all__ = ["read_qrels", "read_run", "detect_format", "FORMATS"]
+__all__ = ["read_qrels", "read_run", "detect_format", "FORMATS", "Source", "open_source"]
 
 FORMATS = ("trec", "jsonl", "csv", "tsv", "parquet")
 """The input formats of :func:`read_qrels` and :func:`read_run`."""

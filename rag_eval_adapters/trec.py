@@ -25,9 +25,11 @@ from itertools import islice, repeat
 from typing import Any, Literal, Union
 
 from ._numbers import INT64_MAX, parse_grade, parse_score
+from ._ranking import trec_order
 from ._sources import Source, open_source, text_lines
 
-__all__ = ["read_trec_qrels", "read_trec_run", "read_trec_qrels_table", "read_trec_run_table", "TrecFormatError"]
+__all__ = ["read_trec_qrels", "read_trec_run", "read_trec_qrels_table", "read_trec_run_table", "TrecFormatError",
+           "trec_order"]  # trec_order: the order trec_eval ranks a run's documents in (score, then doc id, descending)
 
 PathLike = Union[str, "os.PathLike[str]", Source]  # a Source: an input already opened (rag_eval_adapters.readers)
 Engine = Literal["auto", "pyarrow", "python"]

@@ -79,21 +79,21 @@ def test_importing_the_package_stays_light():
     assert out.strip() == "[]"
 
 
-def package_imports(path):
+def package_imports(path, root=PACKAGE):
     """``(line, target, names)`` of every import of the package itself in ``path`` (lazy ones too): ``target``
-    is the imported module as a tuple of parts below ``rag_eval_adapters``."""
-    relative = path.relative_to(PACKAGE)
+    is the imported module as a tuple of parts below the package folder ``root``."""
+    relative = path.relative_to(root)
     here = list(relative.parent.parts)  # the package a module (or __init__) belongs to
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom) and node.level:
             base = here[: len(here) - (node.level - 1)] if node.level > 1 else here
             target = tuple(base + (node.module.split(".") if node.module else []))
             yield node.lineno, target, [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "rag_eval_adapters":
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == root.name:
             yield node.lineno, tuple(node.module.split(".")[1:]), [alias.name for alias in node.names]
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.split(".")[0] == "rag_eval_adapters":
+                if alias.name.split(".")[0] == root.name:
                     yield node.lineno, tuple(alias.name.split(".")[1:]), []
 
 
@@ -134,6 +134,63 @@ def test_adapters_and_apps_use_only_public_core_names_and_point_inward():
             if private and (relative, private[0]) not in PRIVATE_ALLOWED:
                 offenders.append(f"{relative}:{line} imports the private {private[0]} from {'.'.join(target)}")
     assert offenders == []
+
+
+# No private name crosses a package boundary. The packages are the core (every module directly in
+# rag_eval_adapters/, its private `_kernel.py`, `_ranking.py`, `_registry.py`, `_sources.py`... included) and each
+# top-level folder (stats/, judges/, answers/, gate/, reports/, cli/...). A module may import a private module
+# (`_x.py`) or a private name (`_x`) of its own package only; from another package, the core included, it uses
+# public names. A core internal another package needs is made public by a public core module (e.g.
+# `measures.names_of`, `readers.open_source`, `trec.trec_order`).
+def package_of(parts, root):
+    """The package a module (its parts below ``root``) belongs to: its top-level folder, or ``"core"``."""
+    return parts[0] if len(parts) > 1 or (parts and (root / parts[0]).is_dir()) else "core"
+
+
+def private_crossings(root=PACKAGE):
+    """``file:line imports ...`` for each import of a private module or name of another package below ``root``."""
+    offenders = []
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root)
+        here = package_of(relative.parts, root)
+        for line, target, names in package_imports(path, root):
+            if package_of(target, root) == here:
+                continue
+            private = [p for p in target if _private(p)] + [n for n in names if _private(n)]
+            if private:
+                offenders.append(f"{relative.as_posix()}:{line} imports the private {private[0]} of "
+                                 f"{package_of(target, root)}")
+    return offenders
+
+
+def test_no_private_name_crosses_a_package_boundary():
+    assert private_crossings() == []
+
+
+def test_a_planted_private_crossing_is_found(tmp_path):
+    root = tmp_path / "pkg"
+    files = {
+        "__init__.py": "from ._core import x\n",  # the core's own internals: allowed
+        "_core.py": "x = 1\n_y = 2\n",
+        "public.py": "from ._core import _y\n",
+        "sub/__init__.py": "",
+        "sub/_own.py": "z = 1\n",
+        "sub/fine.py": "from ._own import z\nfrom ..public import x\nimport pkg.other.api\n",
+        "sub/lazy.py": "def f():\n    from .._core import x\n    return x\n",
+        "sub/names.py": "from ..other import _hidden\nfrom pkg.other._priv import y\nimport pkg._core\n",
+        "other/__init__.py": "_hidden = 0\n",
+        "other/_priv.py": "y = 1\n",
+        "other/api.py": "",
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    assert private_crossings(root) == [
+        "sub/lazy.py:2 imports the private _core of core",
+        "sub/names.py:1 imports the private _hidden of other",
+        "sub/names.py:2 imports the private _priv of other",
+        "sub/names.py:3 imports the private _core of core",
+    ]
 
 
 def test_the_core_imports_only_numpy_and_pydantic_at_module_level():

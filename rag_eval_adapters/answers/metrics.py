@@ -26,8 +26,14 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import InstanceOf
 
-from .._registry import REGISTRY, Registered, close_name, names_of, unknown_name
-from ..measures import parse_metric  # the retrieval family, so a retrieval name is recognised here
+from ..measures import (  # parse_metric: the retrieval family, so a retrieval name is recognised here
+    REGISTRY,
+    Registered,
+    close_name,
+    names_of,
+    parse_metric,
+    unknown_name,
+)
 from .embedders import Embedder
 from .lexical import exact_match, rouge_l, token_f1
 from .normalize import ROUGE, SQUAD, Normalization

@@ -19,8 +19,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .._sources import open_source
 from ..jsonl import read_jsonl_objects
+from ..readers import open_source
 
 __all__ = ["read_jsonl_records", "join_answer_records"]
 

@@ -2,7 +2,7 @@
 
 For each metric two one-sided paired tests at its margin (the drop tolerated), Holm's correction over the
 gate's metrics, and one verdict: pass, fail or inconclusive (:mod:`~rag_eval_adapters.gate.decision`); the
-power of the fail test and the questions a gate needs (:mod:`~rag_eval_adapters.gate.power`); renderers for
+power of the fail test and the questions a gate needs (:mod:`~rag_eval_adapters.stats.power`); renderers for
 people and CI (:mod:`~rag_eval_adapters.gate.render`); a pytest plugin with the ``rag_gate`` fixture
 (:mod:`~rag_eval_adapters.gate.pytest_plugin`). See ``docs/gate.md``.
 
@@ -14,6 +14,8 @@ people and CI (:mod:`~rag_eval_adapters.gate.render`); a pytest plugin with the 
 
 from __future__ import annotations
 
+from ..stats.noninferiority import OneSidedTests, one_sided_tests, paired_one_sided_tests
+from ..stats.power import POWER_TARGET, PowerAnalysis, detectable_drop, power_analysis, power_to_fail, questions_needed
 from .decision import (
     DEFAULT_MARGINS,
     EXIT_CODES,
@@ -27,8 +29,6 @@ from .decision import (
     parse_margin_spec,
 )
 from .inputs import as_columns, columns_report, read_report_file
-from .noninferiority import OneSidedTests, one_sided_tests, paired_one_sided_tests
-from .power import POWER_TARGET, PowerAnalysis, detectable_drop, power_analysis, power_to_fail, questions_needed
 from .render import gate_page, render_json, render_junit, render_markdown, render_power, render_text
 
 __all__ = [

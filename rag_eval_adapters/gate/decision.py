@@ -1,7 +1,7 @@
 """The gate's decision: for each metric two one-sided paired tests at its margin, Holm's correction, one verdict.
 
 For each metric with margin ``m`` (the drop tolerated) and per-question differences ``d = candidate - baseline``
-on the questions both scored (:mod:`~rag_eval_adapters.gate.noninferiority`):
+on the questions both scored (:mod:`~rag_eval_adapters.stats.noninferiority`):
 
 * **pass** when non-inferiority is shown: H0 ``mean(d) <= -m`` rejected;
 * **fail** when the candidate is worse by more than the margin: H0 ``mean(d) >= -m`` rejected;
@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 
 from ..multitest import adjust_p_values
+from ..stats.noninferiority import OneSidedTests, one_sided_tests, paired_one_sided_tests
 from .inputs import Columns, as_columns, find_metric
-from .noninferiority import OneSidedTests, one_sided_tests, paired_one_sided_tests
 
 __all__ = ["MetricGate", "GateDecision", "gate", "gate_columns", "paired_differences", "default_margin",
            "parse_margin_spec", "OUTCOMES", "EXIT_CODES", "DEFAULT_MARGINS", "FEW_CHANGED"]
@@ -163,10 +163,10 @@ class GateDecision:
 
     def metric(self, name: str) -> MetricGate:
         """The verdict on metric ``name``."""
-        for m in self.metrics:
-            if m.metric == name:
-                return m
-        raise KeyError(f"the gate has no metric {name!r}")
+        found = next((m for m in self.metrics if m.metric == name), None)
+        if found is None:
+            raise KeyError(f"the gate has no metric {name!r}")
+        return found
 
     def rule(self) -> str:
         """The rule in one sentence."""

@@ -10,8 +10,8 @@ from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from ..reports import escape_markdown
+from ..stats.power import PowerAnalysis
 from .decision import GateDecision, MetricGate
-from .power import PowerAnalysis
 
 __all__ = ["render_text", "render_markdown", "render_junit", "render_json", "render_power", "gate_page",
            "GATE_FORMATS"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._ranking import trec_order
+from ..trec import trec_order
 from ._text import split_key
 
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .tdist import t_cdf, t_upper_quantile
+from .distributions import t_cdf, t_upper_quantile
 
 __all__ = ["OneSidedTests", "one_sided_tests", "paired_one_sided_tests"]
 

@@ -1,6 +1,6 @@
 r"""How many questions a gate needs: the power of its fail test, from the spread of the paired differences.
 
-The fail test (:mod:`~rag_eval_adapters.gate.noninferiority`) rejects H0 ``mean(d) >= -m`` at level ``a`` when
+The fail test (:mod:`~rag_eval_adapters.stats.noninferiority`) rejects H0 ``mean(d) >= -m`` at level ``a`` when
 ``T = (dbar + m) / (s / sqrt(n)) < -c`` with ``c = t_{n-1, 1-a}``. For a true drop ``delta`` (mean difference
 ``-delta``) and per-question standard deviation ``sigma`` of the differences, ``T`` follows the noncentral t
 distribution with ``n - 1`` degrees of freedom and noncentrality ``lambda = (m - delta) sqrt(n) / sigma``, so
@@ -27,13 +27,53 @@ from typing import Any
 
 import numpy as np
 
-from .tdist import normal_upper_quantile, t_upper_quantile
+from .distributions import normal_upper_quantile, t_upper_quantile
 
 __all__ = ["PowerAnalysis", "power_to_fail", "questions_needed", "detectable_drop", "power_analysis",
            "POWER_TARGET"]
 
 POWER_TARGET = 0.8
 """The power :func:`questions_needed` and :func:`detectable_drop` aim at (80%)."""
+
+
+@dataclass(frozen=True)
+class PowerAnalysis:
+    """The power of one metric's fail test, from its observed paired differences.
+
+    Attributes
+    ----------
+    metric : str
+    margin : float
+    n : int
+        Questions both scored.
+    sd : float
+        Standard deviation of the differences.
+    alpha : float
+        The level the power is computed at (the gate's ``alpha`` over the number of metrics: Holm's first step).
+    detectable_drop : float or None
+        The least drop failed with 80% power at ``n`` (``None`` when ``sd`` is 0).
+    needed : dict
+        ``{drop: questions needed for 80% power, or None}`` for each drop asked.
+    power : dict
+        ``{drop: power at n}``.
+    """
+
+    metric: str
+    margin: float
+    n: int
+    sd: float
+    alpha: float
+    detectable_drop: float | None
+    needed: dict[float, int | None]
+    power: dict[float, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON (the drops as strings)."""
+        out = asdict(self)
+        out["needed"] = {repr(k): v for k, v in self.needed.items()}
+        out["power"] = {repr(k): v for k, v in self.power.items()}
+        return out
+
 
 _GRID = 4000
 _erfc = np.frompyfunc(math.erfc, 1, 1)
@@ -111,45 +151,6 @@ def detectable_drop(sd: float, n: int, margin: float, alpha: float, power: float
         if high - low < 1e-7:
             break
     return high
-
-
-@dataclass(frozen=True)
-class PowerAnalysis:
-    """The power of one metric's fail test, from its observed paired differences.
-
-    Attributes
-    ----------
-    metric : str
-    margin : float
-    n : int
-        Questions both scored.
-    sd : float
-        Standard deviation of the differences.
-    alpha : float
-        The level the power is computed at (the gate's ``alpha`` over the number of metrics: Holm's first step).
-    detectable_drop : float or None
-        The least drop failed with 80% power at ``n`` (``None`` when ``sd`` is 0).
-    needed : dict
-        ``{drop: questions needed for 80% power, or None}`` for each drop asked.
-    power : dict
-        ``{drop: power at n}``.
-    """
-
-    metric: str
-    margin: float
-    n: int
-    sd: float
-    alpha: float
-    detectable_drop: float | None
-    needed: dict[float, int | None]
-    power: dict[float, float]
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON (the drops as strings)."""
-        out = asdict(self)
-        out["needed"] = {repr(k): v for k, v in self.needed.items()}
-        out["power"] = {repr(k): v for k, v in self.power.items()}
-        return out
 
 
 def power_analysis(metric: str, differences: np.ndarray, margin: float, alpha: float,
