@@ -292,3 +292,29 @@ def test_default_types_stay_the_single_chunk_ones(openai_server):
         "gpt-4o-mini", base_url=openai_server.base_url, api_key=openai_server.api_key), samples=3, min_chunk_chars=10)
     assert {c.query_type for c in testset} == set(SINGLE_CHUNK_TYPES)
     assert all(isinstance(c, TestCase) and c.answerable for c in testset)
+
+
+# --------------------------------------------------------------------------------------- the command
+def test_rag_eval_generate_types_multi_hop_unanswerable(openai_server, tmp_path, monkeypatch):
+    import io
+
+    from rag_eval_adapters.cli import main
+
+    corpus = tmp_path / "chunks.jsonl"
+    corpus.write_text("".join(json.dumps(c) + "\n" for c in chunks_of(FILM)), encoding="utf-8")
+    openai_server.handler = handler_for(unanswerable=ask("How long is the running time of Northern Lights?"))
+    monkeypatch.setenv("OPENAI_API_KEY", openai_server.api_key)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["generate", "--corpus", str(corpus), "--llm-model", "gpt-4o-mini", "--llm-base-url",
+                 openai_server.base_url, "--min-chunk-chars", "10", "--samples", "3", "--types",
+                 "multi_hop,unanswerable", "--check-embedder", "none", "--output", str(tmp_path / "t.jsonl")],
+                stdout=out, stderr=err)
+    assert code == 0, err.getvalue()
+    summary = json.loads(out.getvalue())
+    cases = read_testset(tmp_path / "t.jsonl").cases
+    assert sorted(c.query_type for c in cases) == ["multi_hop", "unanswerable"]
+    assert summary["dropped"] == {"no_pair": 1}  # film+berg is asked once; the rock chunk shares no rare term
+    assert "no_pair 1" in err.getvalue()
+    code = main(["generate", "--corpus", str(corpus), "--llm-model", "m", "--llm-base-url", openai_server.base_url,
+                 "--types", "multi_hop,trivia", "--output", str(tmp_path / "u.jsonl")], stdout=out, stderr=err)
+    assert code == 2 and "multi_hop, unanswerable" in err.getvalue()

@@ -1,6 +1,6 @@
 """Generate a test set (questions, answers, evidence) from chunks with an LLM.
 
-Sample chunks, ask an OpenAI-compatible LLM for literal, paraphrase and scenario questions with a verbatim evidence
+Sample chunks, ask an OpenAI-compatible LLM for literal, paraphrase, scenario, multi-hop or unanswerable questions with verbatim evidence
 quote, and write one case a line (JSONL) with the relevant chunk ids. Re-running with the same --output resumes;
 --cache makes a re-run free.
 """
@@ -15,7 +15,7 @@ from typing import Any, TextIO
 from ._budget import add_budget_options, print_estimate
 from ._errors import CLIError, one_line
 from ._io import check_count, check_outputs
-from ._models import add_llm_options, llm_from_args
+from ._models import add_llm_options, embedder_from_args, llm_from_args
 from ._progress import progress_enabled
 
 
@@ -28,7 +28,11 @@ def add_arguments(gp: argparse.ArgumentParser) -> None:
                          "counted")
     gp.add_argument("--samples", type=int, default=30, metavar="N", help="cases to generate (default 30)")
     gp.add_argument("--types", default="literal,paraphrase,scenario", metavar="LIST",
-                    help="question types, comma-separated (default literal,paraphrase,scenario)")
+                    help="question types, comma-separated, among literal, paraphrase, scenario, multi_hop (two chunks "
+                         "needed) and unanswerable (no answer in the corpus) (default literal,paraphrase,scenario)")
+    gp.add_argument("--check-embedder", default="e5", metavar="NAME",
+                    help="the embedder that, beside BM25, checks unanswerable questions against the corpus (e5, "
+                         "openai:MODEL, or none; default e5; used only with --types ...unanswerable)")
     gp.add_argument("--per-chunk", type=int, default=1, metavar="N", help="questions per chunk and type (default 1)")
     gp.add_argument("--seed", type=int, default=0, help="seed of the chunk sampling (default 0)")
     add_llm_options(gp, required=True, model_help="the model writing the questions, e.g. gpt-4o-mini")
@@ -133,6 +137,9 @@ def cmd_generate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
         options = dict(samples=args.samples, types=args.types, per_chunk=args.per_chunk, seed=args.seed,
                        max_concurrency=args.max_concurrency, cache=args.cache, output=args.output, prices=prices,
                        timeout=args.timeout, min_chunk_chars=args.min_chunk_chars)
+        if "unanswerable" in args.types and args.check_embedder != "none" and not args.dry_run:
+            options["embedder"] = embedder_from_args(args.check_embedder, args.llm_base_url
+                                                     if args.check_embedder.startswith("openai:") else None)
         if not args.dry_run:  # what it will cost, said before anything is sent
             print_estimate(f"generate ({llm.name})", generate_testset(chunks, llm, dry_run=True, **options).summary,
                            stderr)

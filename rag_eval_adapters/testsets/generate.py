@@ -107,13 +107,15 @@ def plan_tasks(chunks: list[Chunk], samples: int, types: Sequence[str], per_chun
     reused (with another type) only when every chunk has been used. ``shortfall`` counts the requested cases
     no (chunk, type) pair was left for. A ``multi_hop`` task's ``partner`` is the eligible chunk sharing the
     rarest terms with its chunk (:meth:`~.verify.CandidateIndex.partner`; ``index`` defaults to one over
-    ``chunks``); None when no chunk shares one (the task's cases are dropped as ``no_pair``).
+    ``chunks``), among the chunks not yet paired with it (a pair is asked about once, in either order); None
+    when no such chunk shares one (the task's cases are dropped as ``no_pair``).
     """
     if "multi_hop" in types and index is None:
         index = CandidateIndex(chunks)
     eligible = [c for c in chunks if text_length(c.text) >= min_chunk_chars]
     order = sample_chunks(eligible, seed)
     tasks: list[Task] = []
+    paired: dict[str, set[str]] = {}
     remaining = samples
     for rnd in range(len(types)):
         for i, chunk in enumerate(order):
@@ -121,7 +123,12 @@ def plan_tasks(chunks: list[Chunk], samples: int, types: Sequence[str], per_chun
                 break
             n = min(per_chunk, remaining)
             qtype = types[(i + rnd) % len(types)]
-            partner = index.partner(chunk, order) if qtype == "multi_hop" and index is not None else None
+            partner = None
+            if qtype == "multi_hop" and index is not None:  # a pair is asked about once, in either order
+                partner = index.partner(chunk, order, exclude=frozenset(paired.get(chunk.chunk_id, ())))
+                for a, b in ((chunk, partner), (partner, chunk)):
+                    if a is not None and b is not None:
+                        paired.setdefault(a.chunk_id, set()).add(b.chunk_id)
             tasks.append(Task(chunk, qtype, n, partner))
             remaining -= n
     return tasks, len(chunks) - len(eligible), max(remaining, 0)

@@ -92,15 +92,16 @@ class CandidateIndex:
         order = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: (-scores[i], i))
         return [self.chunks[i] for i in order[:k]]
 
-    def partner(self, chunk: Chunk, eligible: Sequence[Chunk], max_share: float = 0.5) -> Chunk | None:
+    def partner(self, chunk: Chunk, eligible: Sequence[Chunk], max_share: float = 0.5,
+                exclude: frozenset[str] = frozenset()) -> Chunk | None:
         """The chunk of ``eligible`` that shares with ``chunk`` the content words of highest total IDF (words in
-        more than ``max_share`` of the chunks do not count), never ``chunk`` itself nor a chunk overlapping it in
-        the same document; None when none shares a word."""
+        more than ``max_share`` of the chunks do not count), never ``chunk`` itself, a chunk overlapping it in
+        the same document, nor a chunk id in ``exclude``; None when none shares a word."""
         limit = max(2, int(max_share * len(self.chunks)))
         mine = {w for w in self._tf[self._position[chunk.chunk_id]] if self._df[w] <= limit}
         best, best_score = None, 0.0
         for other in eligible:
-            if other.chunk_id == chunk.chunk_id or _overlaps(chunk, other):
+            if other.chunk_id == chunk.chunk_id or other.chunk_id in exclude or _overlaps(chunk, other):
                 continue
             score = sum(self._idf[w] for w in mine & self._tf[self._position[other.chunk_id]].keys())
             if score > best_score:
