@@ -1,7 +1,7 @@
 """Generate a test set (questions, answers, evidence) from chunks with an LLM.
 
-Sample chunks, ask an OpenAI-compatible LLM for literal, paraphrase, scenario, multi-hop or unanswerable questions with verbatim evidence
-quote, and write one case a line (JSONL) with the relevant chunk ids. Re-running with the same --output resumes;
+Sample chunks, ask an OpenAI-compatible LLM for literal, paraphrase, scenario, multi-hop or unanswerable questions
+with verbatim evidence quotes, and write one case a line (JSONL) with the relevant chunk ids. Re-running with the same --output resumes;
 --cache makes a re-run free.
 """
 
