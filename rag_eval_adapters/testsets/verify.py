@@ -44,19 +44,21 @@ def _share(words: set[str], held: set[str]) -> float:
     return len(words & held) / len(words) if words else 1.0
 
 
-def answers_alone(question: str, answer: str, chunk_text: str, all_texts: Sequence[str]) -> bool:
+def answers_alone(question: str, answer: str, chunk_text: str, all_texts: Sequence[str],
+                  coverage: float = ALONE_QUESTION_COVERAGE) -> bool:
     """Whether ``chunk_text`` by itself answers ``question`` with ``answer`` (see the module docstring):
-    ``all_texts`` are the texts the question was written from, which decide its grounded words."""
+    ``all_texts`` are the texts the question was written from, which decide its grounded words; ``coverage``
+    the share of them the chunk must hold."""
     held = content_words(chunk_text)
     grounded = content_words(question) & set().union(*(content_words(t) for t in all_texts))
-    return (_share(grounded, held) >= ALONE_QUESTION_COVERAGE
+    return (_share(grounded, held) >= coverage
             and _share(content_words(answer), held) >= ALONE_ANSWER_COVERAGE)
 
 
-def may_answer(question: str, chunk_text: str) -> bool:
-    """Whether ``chunk_text`` holds at least :data:`ANSWERED_COVERAGE` of the question's content words."""
+def may_answer(question: str, chunk_text: str, coverage: float = ANSWERED_COVERAGE) -> bool:
+    """Whether ``chunk_text`` holds at least ``coverage`` of the question's content words."""
     words = content_words(question)
-    return bool(words) and _share(words, content_words(chunk_text)) >= ANSWERED_COVERAGE
+    return bool(words) and _share(words, content_words(chunk_text)) >= coverage
 
 
 class CandidateIndex:
