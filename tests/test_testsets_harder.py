@@ -318,3 +318,23 @@ def test_rag_eval_generate_types_multi_hop_unanswerable(openai_server, tmp_path,
     code = main(["generate", "--corpus", str(corpus), "--llm-model", "m", "--llm-base-url", openai_server.base_url,
                  "--types", "multi_hop,trivia", "--output", str(tmp_path / "u.jsonl")], stdout=out, stderr=err)
     assert code == 2 and "multi_hop, unanswerable" in err.getvalue()
+
+
+def test_rag_eval_generate_checks_unanswerable_with_the_named_embedder(openai_server, tmp_path, monkeypatch):
+    import io
+
+    from rag_eval_adapters.cli import main
+
+    corpus = tmp_path / "chunks.jsonl"
+    corpus.write_text("".join(json.dumps(c) + "\n" for c in chunks_of(FILM)), encoding="utf-8")
+    openai_server.handler = handler_for(unanswerable=ask("How long is the running time of Northern Lights?"))
+    monkeypatch.setenv("OPENAI_API_KEY", openai_server.api_key)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["generate", "--corpus", str(corpus), "--llm-model", "gpt-4o-mini", "--llm-base-url",
+                 openai_server.base_url, "--min-chunk-chars", "10", "--samples", "1", "--types", "unanswerable",
+                 "--check-embedder", "openai:text-embedding-3-small", "--output", str(tmp_path / "t.jsonl")],
+                stdout=out, stderr=err)
+    assert code == 0, err.getvalue()
+    (case,) = read_testset(tmp_path / "t.jsonl").cases
+    assert case.confirmed_by == ["lexical", "embedding"]
+    assert openai_server.embedding_requests  # the chunks and the question were embedded
