@@ -164,7 +164,7 @@ def main() -> None:
     single = single_chunk_candidates(docs, index, rng)
     print(f"single-chunk check: {len(single)} questions, {sum(t for *_, t in single)} answerable from one chunk")
     rows = []
-    for threshold in (0.6, 0.7, 0.8, ALONE_QUESTION_COVERAGE, 0.9, 1.0):
+    for threshold in (0.6, 0.7, 0.8, 0.85, ALONE_QUESTION_COVERAGE, 1.0):
         pairs = [(any(answers_alone(q, a, c.text, [x.text, y.text], coverage=threshold) for c in (x, y)), truth)
                  for q, a, x, y, truth in single]
         mark = " (default)" if threshold == ALONE_QUESTION_COVERAGE else ""
@@ -181,9 +181,9 @@ def main() -> None:
         coverage.append(max(len(words & content_words(c.text)) / len(words) for c in candidates))
     rows = [(f"{t:.2f}{' (default)' if t == ANSWERED_COVERAGE else ''}",
              [(cov < t, truth) for cov, (_, _, truth) in zip(coverage, probes, strict=True)])
-            for t in (0.5, 0.6, 0.7, ANSWERED_COVERAGE, 0.8, 0.9, 1.0)]
+            for t in (0.5, 0.6, 0.7, 0.75, ANSWERED_COVERAGE, 0.9, 1.0)]
     default = [(confirm_unanswerable(q, chunk_of[d.name], Checks(index)) is not None, t) for q, d, t in probes]
-    assert default == rows[3][1], "the sweep disagrees with confirm_unanswerable at the default"
+    assert default == rows[4][1], "the sweep disagrees with confirm_unanswerable at the default"
     print_table("unanswerable check, lexical over the chunk and top-5 BM25 (positive: unanswerable; kept)", rows)
     if not args.no_e5:
         e5_table(chunks, probes, coverage)

@@ -29,11 +29,11 @@ __all__ = ["EMBEDDING_ANSWER_THRESHOLD", "embedding_nearest", "ALONE_QUESTION_CO
            "may_answer", "CandidateIndex"]
 
 #: share of a question's grounded content words a chunk must hold to answer it alone
-ALONE_QUESTION_COVERAGE = 0.85
+ALONE_QUESTION_COVERAGE = 0.9
 #: share of the answer's content words a chunk must hold to answer the question alone
 ALONE_ANSWER_COVERAGE = 0.5
 #: share of a question's content words a chunk must hold to possibly answer it (the unanswerable check)
-ANSWERED_COVERAGE = 0.75
+ANSWERED_COVERAGE = 0.8
 #: cosine (E5 query vs passage) from which a chunk may answer a question (the unanswerable check, embedding part)
 EMBEDDING_ANSWER_THRESHOLD = 0.88
 #: BM25 candidates searched for an answer to an "unanswerable" question
