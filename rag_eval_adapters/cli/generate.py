@@ -66,7 +66,8 @@ def _check_numbers(args: argparse.Namespace) -> None:
 def _read_jsonl(path: Path) -> tuple[list[dict], dict[str, str]]:
     from ..jsonl import read_jsonl_objects
 
-    chunks, documents = [], {}
+    chunks: list[dict] = []
+    documents: dict[str, str] = {}
     try:
         for number, row in read_jsonl_objects(path):
             where = f"{path}:{number}"
@@ -74,8 +75,8 @@ def _read_jsonl(path: Path) -> tuple[list[dict], dict[str, str]]:
                 raise CLIError(f"{where}: expected an object with a 'text' string")
             if "chunk_id" in row:
                 chunks.append(row)
-            elif isinstance(row.get("doc_id", row.get("id")), str):
-                documents[row.get("doc_id", row.get("id"))] = row["text"]
+            elif isinstance(doc_id := row.get("doc_id", row.get("id")), str):
+                documents[doc_id] = row["text"]
             else:
                 raise CLIError(f"{where}: give 'chunk_id' (a chunk) or 'doc_id' (a document)")
             if chunks and documents:
