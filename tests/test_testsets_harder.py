@@ -338,3 +338,16 @@ def test_rag_eval_generate_checks_unanswerable_with_the_named_embedder(openai_se
     (case,) = read_testset(tmp_path / "t.jsonl").cases
     assert case.confirmed_by == ["lexical", "embedding"]
     assert openai_server.embedding_requests  # the chunks and the question were embedded
+
+
+def test_the_docs_state_the_checks_thresholds():
+    from pathlib import Path
+
+    from rag_eval_adapters.testsets import ALONE_QUESTION_COVERAGE, ANSWERED_COVERAGE, CANDIDATES, DROP_REASONS
+
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "testsets.md").read_text(encoding="utf-8")
+    assert f"at least {ALONE_QUESTION_COVERAGE:.0%} (`ALONE_QUESTION_COVERAGE`)" in docs
+    assert f"{ANSWERED_COVERAGE:.0%} (`ANSWERED_COVERAGE`)" in docs
+    assert f"top {CANDIDATES} BM25 candidates (`CANDIDATES`)" in docs
+    for reason in DROP_REASONS:
+        assert f"`{reason}`" in docs, reason
