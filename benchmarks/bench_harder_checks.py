@@ -182,7 +182,7 @@ def main() -> None:
     rows = [(f"{t:.2f}{' (default)' if t == ANSWERED_COVERAGE else ''}",
              [(cov < t, truth) for cov, (_, _, truth) in zip(coverage, probes, strict=True)])
             for t in (0.5, 0.6, 0.7, 0.75, ANSWERED_COVERAGE, 0.9, 1.0)]
-    default = [(confirm_unanswerable(q, chunk_of[d.name], Checks(index)) is not None, t) for q, d, t in probes]
+    default = [(isinstance(confirm_unanswerable(q, chunk_of[d.name], Checks(index)), list), t) for q, d, t in probes]
     assert default == rows[4][1], "the sweep disagrees with confirm_unanswerable at the default"
     print_table("unanswerable check, lexical over the chunk and top-5 BM25 (positive: unanswerable; kept)", rows)
     if not args.no_e5:

@@ -351,3 +351,14 @@ def test_the_docs_state_the_checks_thresholds():
     assert f"top {CANDIDATES} BM25 candidates (`CANDIDATES`)" in docs
     for reason in DROP_REASONS:
         assert f"`{reason}`" in docs, reason
+
+
+def test_a_failing_judge_drops_as_call_failed_and_a_wrong_key_stops(openai_server):
+    from rag_eval_adapters.modelcalls import ModelCallError
+
+    openai_server.handler = handler_for(unanswerable=ask("How long is the running time of Northern Lights?"))
+    broken = ScriptedChatLLM(lambda messages: 500)
+    testset = run(openai_server, types=("multi_hop", "unanswerable"), samples=2, judge=broken, max_retries=0)
+    assert len(testset) == 0 and testset.summary["dropped"] == {"call_failed": 2}
+    with pytest.raises(ModelCallError, match="401"):
+        run(openai_server, types=("unanswerable",), judge=ScriptedChatLLM(lambda messages: 401))

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..modelcalls import FATAL_STATUS, ModelCallError
 from .build import (
     MAX_EVIDENCE_CHUNKS,
     MIN_EVIDENCE_WORDS,
@@ -105,11 +106,24 @@ def _relevance(matches: list[Any], pair: tuple[Chunk, Chunk], corpus: Corpus) ->
     return None, list(dict.fromkeys(relevant)), list(dict.fromkeys(spans))
 
 
-def _needs_both(question: str, answer: str, pair: tuple[Chunk, Chunk], checks: Checks) -> bool:
+def judge_says_answered(judge: Callable[[str, str], bool], question: str, texts: list[str]) -> bool | None:
+    """Whether the judge finds one of ``texts`` answering ``question``; None when its call failed after its
+    retries (the question is dropped as ``call_failed``; a 401, 403 or 404 stops the run)."""
+    try:
+        return any(judge(question, text) for text in texts)
+    except ModelCallError as exc:
+        if exc.status_code in FATAL_STATUS:
+            raise
+        return None
+
+
+def _needs_both(question: str, answer: str, pair: tuple[Chunk, Chunk], checks: Checks) -> str | None:
+    """None when both chunks are needed, else the drop reason."""
     texts = [c.text for c in pair]
     if any(answers_alone(question, answer, text, texts) for text in texts):
-        return False
-    return checks.judge is None or not any(checks.judge(question, text) for text in texts)
+        return "single_chunk_answerable"
+    answered = False if checks.judge is None else judge_says_answered(checks.judge, question, texts)
+    return "call_failed" if answered is None else "single_chunk_answerable" if answered else None
 
 
 def build_multi_hop_cases(task: Task, reply: dict[str, Any], corpus: Corpus, settings: Settings,
@@ -134,8 +148,8 @@ def build_multi_hop_cases(task: Task, reply: dict[str, Any], corpus: Corpus, set
         if reason is None:
             reason, relevant, spans = _relevance(matches, pair, corpus)
         answer = reply_text(item, "answer")
-        if reason is None and not _needs_both(question, answer, pair, checks):
-            reason = "single_chunk_answerable"
+        if reason is None:
+            reason = _needs_both(question, answer, pair, checks)
         if reason:
             out.dropped[reason] += 1
             continue
@@ -153,10 +167,11 @@ def build_multi_hop_cases(task: Task, reply: dict[str, Any], corpus: Corpus, set
     return out
 
 
-def confirm_unanswerable(question: str, chunk: Chunk, checks: Checks) -> list[str] | None:
+def confirm_unanswerable(question: str, chunk: Chunk, checks: Checks) -> list[str] | str | None:
     """The checks that confirm no chunk answers ``question`` (``["lexical"]``, with ``"embedding"`` and
-    ``"judge"`` when given), or None when one finds a chunk that may answer it: the question's own chunk and
-    the top :data:`~.verify.CANDIDATES` BM25 candidates are searched."""
+    ``"judge"`` when given), or None when one finds a chunk that may answer it (``"call_failed"`` when the
+    judge's call failed): the question's own chunk and the top :data:`~.verify.CANDIDATES` BM25 candidates are
+    searched."""
     candidates = [chunk] + [c for c in checks.index.top(question, CANDIDATES) if c.chunk_id != chunk.chunk_id]
     if any(may_answer(question, c.text) for c in candidates):
         return None
@@ -166,7 +181,10 @@ def confirm_unanswerable(question: str, chunk: Chunk, checks: Checks) -> list[st
             return None
         confirmed.append("embedding")
     if checks.judge is not None:
-        if any(checks.judge(question, c.text) for c in candidates):
+        answered = judge_says_answered(checks.judge, question, [c.text for c in candidates])
+        if answered is None:
+            return "call_failed"
+        if answered:
             return None
         confirmed.append("judge")
     return confirmed
@@ -180,9 +198,9 @@ def build_unanswerable_cases(task: Task, reply: dict[str, Any], settings: Settin
     for index, item in enumerate(reply_items(reply, task.n, out) or []):
         reason, question = _question(item, kept_questions, task.chunk.text, need_answer=False)
         confirmed = None if reason else confirm_unanswerable(question, task.chunk, checks)
-        if reason is None and confirmed is None:
-            reason = "answer_in_corpus"
-        if reason or confirmed is None:
+        if reason is None and not isinstance(confirmed, list):
+            reason = confirmed or "answer_in_corpus"
+        if reason or not isinstance(confirmed, list):
             out.dropped[reason or "answer_in_corpus"] += 1
             continue
         kept_questions.append(question)
