@@ -362,3 +362,13 @@ def test_a_failing_judge_drops_as_call_failed_and_a_wrong_key_stops(openai_serve
     assert len(testset) == 0 and testset.summary["dropped"] == {"call_failed": 2}
     with pytest.raises(ModelCallError, match="401"):
         run(openai_server, types=("unanswerable",), judge=ScriptedChatLLM(lambda messages: 401))
+
+
+def test_a_rerun_with_the_same_output_resumes_harder_types_without_calls(openai_server, tmp_path):
+    openai_server.handler = handler_for(unanswerable=ask("How long is the running time of Northern Lights?"))
+    output = tmp_path / "t.jsonl"
+    first = run(openai_server, types=("multi_hop", "unanswerable"), samples=2, output=output)
+    calls = len(openai_server.chat_requests)
+    again = run(openai_server, types=("multi_hop", "unanswerable"), samples=2, output=output)
+    assert len(openai_server.chat_requests) == calls and again.summary["resumed_cases"] == 2
+    assert again.cases == first.cases == read_testset(output).cases
