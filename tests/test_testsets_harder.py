@@ -372,3 +372,12 @@ def test_a_rerun_with_the_same_output_resumes_harder_types_without_calls(openai_
     again = run(openai_server, types=("multi_hop", "unanswerable"), samples=2, output=output)
     assert len(openai_server.chat_requests) == calls and again.summary["resumed_cases"] == 2
     assert again.cases == first.cases == read_testset(output).cases
+
+
+def test_the_docs_show_the_harder_prompts_verbatim():
+    from pathlib import Path
+
+    from rag_eval_adapters.testsets import MULTI_HOP_PROMPT, UNANSWERABLE_PROMPT
+
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "testsets.md").read_text(encoding="utf-8")
+    assert MULTI_HOP_PROMPT in docs and UNANSWERABLE_PROMPT in docs
