@@ -10,8 +10,6 @@ import pytest
 
 pytest.importorskip("openai")
 
-from openai_server import _messages_text
-
 from rag_eval_adapters.modelcalls import ScriptedChatLLM
 from rag_eval_adapters.testsets import (
     QUESTION_TYPES,
@@ -43,7 +41,7 @@ def chunks_of(docs):
 
 
 def prompt_parts(body):
-    text = "\n".join(_messages_text(body))
+    text = "\n".join(m["content"] for m in body["messages"] if isinstance(m.get("content"), str))
     kind = re.search(r"Question type: (\w+)", text)
     first = re.search(r"<chunk>\n(.*?)\n</chunk>", text, re.S)
     second = re.search(r"<chunk2>\n(.*?)\n</chunk2>", text, re.S)
