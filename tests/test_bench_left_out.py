@@ -25,8 +25,8 @@ def _testset(path: Path) -> Path:
         assert straddling[topic] in TOPICS[topic]
         record.pop("evidence_spans")
         record["evidence"] = straddling[topic]  # across two sentences: no 16-token chunk holds it
-    records.append({"query_id": "q9", "query": "what is the capital of mars", "query_type": "literal",
-                    "answer": "", "evidence": "the capital of mars", "answerable": False})
+    records.append({"query_id": "q9", "query": "what is the capital of mars", "query_type": "unanswerable",
+                    "answer": "", "answerable": False})
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return path
 

@@ -35,7 +35,7 @@ def test_a_good_line_reads_back_every_field(tmp_path):
     ("retriever_rank", 0, r"'retriever_rank' must be an integer >= 1, got 0"),
     ("retriever_rank", 1.5, r"'retriever_rank' must be an integer >= 1"),
     ("temperature", -1, r"'temperature' must be a finite number >= 0, got -1"),
-    ("query_type", "trivia", r"'query_type' must be one of literal, paraphrase, scenario, got 'trivia'"),
+    ("query_type", "trivia", r"'query_type' must be one of literal, paraphrase, scenario, multi_hop, unanswerable, got 'trivia'"),
     ("relevant_chunk_ids", [""], r"'relevant_chunk_ids' must be a list of non-empty strings"),
     ("evidence_spans", [{"doc_id": "d", "start": 49, "end": 10}], r"'evidence_spans\[0\]' needs integer offsets"),
     ("evidence_spans", [{"doc_id": "d", "start": 10}], r"'evidence_spans\[0\]' needs integer offsets"),

@@ -122,7 +122,7 @@ def test_a_hand_written_line_needs_only_id_question_and_relevance():
     assert read_testset([case.to_dict()]).cases == [case]  # a hand-written case round-trips
     (case,) = read_testset([{"query_id": "b", "query": "x", "evidence": ["one text", "another"]}])
     assert case.texts == ["one text", "another"]
-    assert QUESTION_TYPES == ("literal", "paraphrase", "scenario")
+    assert QUESTION_TYPES == ("literal", "paraphrase", "scenario", "multi_hop", "unanswerable")
 
 
 @pytest.mark.parametrize(
@@ -132,7 +132,7 @@ def test_a_hand_written_line_needs_only_id_question_and_relevance():
         ({"query_id": "a", "query": " ", "evidence": "e"}, r"testset\[0\]: field 'query' must be a non-empty"),
         ({"query_id": "a", "query": "x"}, r"testset\[0\]: query 'a' has no relevance"),
         ({"query_id": "a", "query": "x", "evidence": "e", "query_type": "trivia"},
-         r"'query_type' must be one of literal, paraphrase, scenario, got 'trivia'"),
+         r"'query_type' must be one of literal, paraphrase, scenario, multi_hop, unanswerable, got 'trivia'"),
         ({"query_id": "a", "query": "x", "evidence_spans": [{"doc_id": "d", "start": 5, "end": 5}]},
          r"'evidence_spans\[0\]' needs integer offsets 0 <= start < end"),
         ({"query_id": "a", "query": "x", "evidence": "e", "lexical_overlap": float("nan")},

@@ -22,8 +22,8 @@ SHOWN_IDS = 10
 
 
 def is_unanswerable(case: TestCase) -> bool:
-    """True when the test-set line says ``"answerable": false``."""
-    return case.extra.get("answerable") is False
+    """True when the test case is unanswerable (``"answerable": false``, the ``unanswerable`` question type)."""
+    return not case.answerable
 
 
 def _ids(query_ids: Sequence[str]) -> str:

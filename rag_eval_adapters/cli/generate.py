@@ -1,7 +1,7 @@
 """Generate a test set (questions, answers, evidence) from chunks with an LLM.
 
-Sample chunks, ask an OpenAI-compatible LLM for literal, paraphrase and scenario questions with a verbatim evidence
-quote, and write one case a line (JSONL) with the relevant chunk ids. Re-running with the same --output resumes;
+Sample chunks, ask an OpenAI-compatible LLM for literal, paraphrase, scenario, multi-hop or unanswerable questions
+with verbatim evidence quotes, and write one case a line (JSONL) with the relevant chunk ids. Re-running with the same --output resumes;
 --cache-dir makes a re-run free.
 """
 
@@ -15,7 +15,7 @@ from typing import Any, TextIO
 from ._budget import add_budget_options, print_estimate
 from ._errors import CLIError
 from ._io import add_cache_options, cache_file, cache_output, check_count, check_outputs
-from ._models import add_llm_options, llm_from_args
+from ._models import add_llm_options, embedder_from_args, llm_from_args
 from ._progress import progress_enabled
 from ._vocabulary import add_deprecated
 
@@ -30,7 +30,11 @@ def add_arguments(gp: argparse.ArgumentParser) -> None:
     add_deprecated(gp, "--corpus", "--documents", dest="corpus", metavar="PATH")
     gp.add_argument("--samples", type=int, default=30, metavar="N", help="cases to generate (default 30)")
     gp.add_argument("--types", default="literal,paraphrase,scenario", metavar="LIST",
-                    help="question types, comma-separated (default literal,paraphrase,scenario)")
+                    help="question types, comma-separated, among literal, paraphrase, scenario, multi_hop (two chunks "
+                         "needed) and unanswerable (no answer in the corpus) (default literal,paraphrase,scenario)")
+    gp.add_argument("--check-embedder", default="e5", metavar="NAME",
+                    help="the embedder that, beside BM25, checks unanswerable questions against the corpus (e5, "
+                         "openai:MODEL, or none; default e5; used only with --types ...unanswerable)")
     gp.add_argument("--per-chunk", type=int, default=1, metavar="N", help="questions per chunk and type (default 1)")
     gp.add_argument("--seed", type=int, default=0, help="seed of the chunk sampling (default 0)")
     add_llm_options(gp, required=True, model_help="the model writing the questions, e.g. gpt-4o-mini")
@@ -65,15 +69,16 @@ def _check_numbers(args: argparse.Namespace) -> None:
 def _read_jsonl(path: Path) -> tuple[list[dict], dict[str, str]]:
     from ..jsonl import read_jsonl_objects
 
-    chunks, documents = [], {}
+    chunks: list[dict] = []
+    documents: dict[str, str] = {}
     for number, row in read_jsonl_objects(path):
         where = f"{path}:{number}"
         if not isinstance(row.get("text"), str):
             raise CLIError(f"{where}: expected an object with a 'text' string")
         if "chunk_id" in row:
             chunks.append(row)
-        elif isinstance(row.get("doc_id", row.get("id")), str):
-            documents[str(row.get("doc_id", row.get("id")))] = row["text"]
+        elif isinstance(doc_id := row.get("doc_id", row.get("id")), str):
+            documents[doc_id] = row["text"]
         else:
             raise CLIError(f"{where}: give 'chunk_id' (a chunk) or 'doc_id' (a document)")
         if chunks and documents:
@@ -134,6 +139,9 @@ def cmd_generate(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
     options = dict(samples=args.samples, types=args.types, per_chunk=args.per_chunk, seed=args.seed,
                    max_concurrency=args.max_concurrency, cache=cache_file(args, "generate.sqlite"), output=args.output,
                    prices=prices, timeout=args.timeout, min_chunk_chars=args.min_chunk_chars)
+    if "unanswerable" in args.types and args.check_embedder != "none" and not args.dry_run:
+        options["embedder"] = embedder_from_args(args.check_embedder, args.llm_base_url
+                                                 if args.check_embedder.startswith("openai:") else None)
     if not args.dry_run:  # what it will cost, said before anything is sent
         print_estimate(f"generate ({llm.name})", generate_testset(chunks, llm, dry_run=True, **options).summary,
                        stderr)

@@ -5,7 +5,8 @@
 ...                            cache="gen.sqlite", output="testset.jsonl")       # doctest: +SKIP
 >>> testset.to_qrels()                                                          # doctest: +SKIP
 
-Each case carries ``query_id``, ``query``, ``query_type`` (``literal``, ``paraphrase``, ``scenario``),
+Each case carries ``query_id``, ``query``, ``query_type`` (``literal``, ``paraphrase``, ``scenario``, and the
+harder ``multi_hop`` and ``unanswerable``),
 ``answer``, ``evidence`` (verbatim from the chunk), ``relevant_chunk_ids`` (every chunk containing the
 evidence), ``evidence_spans`` (document offsets), ``source_chunk_id``, ``language``, ``lexical_overlap`` and
 the generator's ``model``, ``prompt_version`` and ``temperature``. See ``docs/testsets.md``.
@@ -14,13 +15,24 @@ the generator's ``model``, ``prompt_version`` and ``temperature``. See ``docs/te
 from __future__ import annotations
 
 from .build import DROP_REASONS, query_id
+from .case import HOP_TYPES, SINGLE_CHUNK_TYPES, UNANSWERABLE_CHECKS
 from .chunks import Chunk, as_chunks, sample_chunks
 from .evidence import FUZZY_THRESHOLD, find_evidence
 from .generate import OUTPUT_TOKENS_PER_QUESTION, describe_shortfall, generate_testset, plan_tasks
+from .harder import confirm_unanswerable
 from .language import detect_language, same_language
 from .lexical import HIGH_OVERLAP, NEAR_DUPLICATE_THRESHOLD, lexical_overlap
 from .llm import ChatLLM, Completion, OpenAICompatibleLLM, as_chat_llm
-from .prompts import PROMPT_VERSION, QUESTION_TYPES, REPAIR_PROMPT, SYSTEM_PROMPT, TYPE_INSTRUCTIONS, build_messages
+from .prompts import (
+    MULTI_HOP_PROMPT,
+    PROMPT_VERSION,
+    QUESTION_TYPES,
+    REPAIR_PROMPT,
+    SYSTEM_PROMPT,
+    TYPE_INSTRUCTIONS,
+    UNANSWERABLE_PROMPT,
+    build_messages,
+)
 from .testset import (
     EvidenceSpan,
     TestCase,
@@ -30,8 +42,32 @@ from .testset import (
     langsmith_examples,
     read_testset,
 )
+from .verify import (
+    ALONE_ANSWER_COVERAGE,
+    ALONE_QUESTION_COVERAGE,
+    ANSWERED_COVERAGE,
+    CANDIDATES,
+    EMBEDDING_ANSWER_THRESHOLD,
+    CandidateIndex,
+    answers_alone,
+    may_answer,
+)
 
 __all__ = [
+    "ALONE_ANSWER_COVERAGE",
+    "ALONE_QUESTION_COVERAGE",
+    "ANSWERED_COVERAGE",
+    "CANDIDATES",
+    "EMBEDDING_ANSWER_THRESHOLD",
+    "HOP_TYPES",
+    "MULTI_HOP_PROMPT",
+    "SINGLE_CHUNK_TYPES",
+    "UNANSWERABLE_CHECKS",
+    "UNANSWERABLE_PROMPT",
+    "CandidateIndex",
+    "answers_alone",
+    "confirm_unanswerable",
+    "may_answer",
     "DROP_REASONS",
     "FUZZY_THRESHOLD",
     "HIGH_OVERLAP",

@@ -17,7 +17,7 @@ from .parsing import ReplyError, is_refusal, parse_reply, strip_preamble
 from .testset import EvidenceSpan, TestCase
 
 __all__ = ["DROP_REASONS", "MIN_EVIDENCE_WORDS", "MAX_EVIDENCE_CHUNKS", "Task", "Corpus", "Settings", "query_id",
-           "build_cases"]
+           "build_cases", "Outcome", "reply_items", "reply_text"]
 
 #: the shortest evidence kept, in words (a CJK character counts as half a word: see ``language.word_count``)
 MIN_EVIDENCE_WORDS = 3
@@ -38,6 +38,13 @@ DROP_REASONS = (
     "evidence_too_common",  # the quote is in more than MAX_EVIDENCE_CHUNKS chunks: it picks out no passage
     "wrong_language",  # the question is not in the chunk's language
     "near_duplicate",  # too similar to a question already kept
+    "no_pair",  # multi_hop: no other chunk shares a rare term with the sampled one
+    "bad_hop_type",  # multi_hop: hop_type is neither bridge nor comparison
+    "evidence_count",  # multi_hop: not exactly two quotes
+    "evidence_outside_pair",  # multi_hop: a quote is from a third chunk of the corpus
+    "single_chunk_evidence",  # multi_hop: both quotes from one chunk (or one quote twice), or one chunk holds both
+    "single_chunk_answerable",  # multi_hop: one of the two chunks answers the question alone
+    "answer_in_corpus",  # unanswerable: a candidate chunk (BM25, embedding or judge) may answer it
     "not_enough_chunks",  # fewer eligible (chunk, type) pairs than requested cases
 )
 
@@ -53,15 +60,19 @@ class Settings:
 
 @dataclass(frozen=True)
 class Task:
-    """One request: ``n`` questions of ``qtype`` about ``chunk``."""
+    """One request: ``n`` questions of ``qtype`` about ``chunk`` (and ``partner``, the second chunk of a
+    ``multi_hop`` request)."""
 
     chunk: Chunk
     qtype: str
     n: int
+    partner: Chunk | None = None
 
     def key(self, settings: Settings) -> str:
         """A stable id of this task under ``settings`` (journal key)."""
-        text = canonical_json([self.chunk.chunk_id, self.qtype, self.n, settings.model, settings.prompt_version,
+        ids: list[Any] = [self.chunk.chunk_id] if self.partner is None else [self.chunk.chunk_id,
+                                                                              self.partner.chunk_id]
+        text = canonical_json([*ids, self.qtype, self.n, settings.model, settings.prompt_version,
                                settings.temperature])
         return hashlib.sha256(text.encode("ascii")).hexdigest()[:24]
 
@@ -99,7 +110,9 @@ class Outcome:
     dropped: Counter = field(default_factory=Counter)
 
 
-def _reply_items(reply: dict[str, Any], n: int, out: Outcome) -> list[dict[str, Any]] | None:
+def reply_items(reply: dict[str, Any], n: int, out: Outcome) -> list[dict[str, Any]] | None:
+    """The question objects of a reply (at most ``n``); drops counted in ``out`` (refusal, unparseable,
+    missing)."""
     texts = reply.get("texts") or []
     if reply.get("refusal") or (texts and is_refusal(texts[0]) and "{" not in texts[0]):
         out.dropped["refusal"] += n
@@ -116,7 +129,8 @@ def _reply_items(reply: dict[str, Any], n: int, out: Outcome) -> list[dict[str, 
     return None
 
 
-def _text(item: dict[str, Any], key: str) -> str:
+def reply_text(item: dict[str, Any], key: str) -> str:
+    """``item[key]`` as trimmed text (a number as its digits; anything else empty)."""
     value = item.get(key)
     if isinstance(value, (int, float)) and not isinstance(value, bool):  # an answer such as 1889
         return str(value)
@@ -125,16 +139,16 @@ def _text(item: dict[str, Any], key: str) -> str:
 
 def _check(item: dict[str, Any], chunk: Chunk, kept: list[str]) -> tuple[str | None, str, Any]:
     """(drop reason or None, the cleaned question, the evidence match)."""
-    raw = _text(item, "question")
+    raw = reply_text(item, "question")
     question = strip_preamble(raw)
-    answer = _text(item, "answer")
+    answer = reply_text(item, "answer")
     if not question:
         return ("preamble" if raw else "empty_question"), question, None
     if is_refusal(question) or is_refusal(answer):
         return "refusal", question, None
     if not answer:
         return "empty_answer", question, None
-    evidence = _text(item, "evidence")
+    evidence = reply_text(item, "evidence")
     if word_count(evidence) < MIN_EVIDENCE_WORDS:
         return "evidence_too_short", question, None
     match = find_evidence(evidence, chunk.text)
@@ -151,7 +165,7 @@ def build_cases(task: Task, reply: dict[str, Any], corpus: Corpus, settings: Set
                 kept_questions: list[str]) -> Outcome:
     """The cases of one task's reply; ``kept_questions`` (questions kept so far) grows with the new ones."""
     out = Outcome()
-    items = _reply_items(reply, task.n, out)
+    items = reply_items(reply, task.n, out)
     for index, item in enumerate(items or []):
         reason, question, match = _check(item, task.chunk, kept_questions)
         if reason:
@@ -174,7 +188,7 @@ def build_cases(task: Task, reply: dict[str, Any], corpus: Corpus, settings: Set
         kept_questions.append(question)
         out.cases.append(TestCase(
             query_id=query_id(task.chunk.chunk_id, task.qtype, index, settings), query=question,
-            query_type=task.qtype, answer=_text(item, "answer"), evidence=match.text, relevant_chunk_ids=relevant,
+            query_type=task.qtype, answer=reply_text(item, "answer"), evidence=match.text, relevant_chunk_ids=relevant,
             source_chunk_id=task.chunk.chunk_id, evidence_spans=list(dict.fromkeys(spans)),
             language=detect_language(task.chunk.text), lexical_overlap=round(overlap, 6), model=settings.model,
             prompt_version=settings.prompt_version, temperature=settings.temperature, flags=flags,

@@ -10,6 +10,14 @@ required, with the relevance in at least one of three forms:
 
 ``query_type`` is one of :data:`QUESTION_TYPES` (default ``literal``). Every other field the generator writes
 (``answer``, ``source_chunk_id``, ``language``...) is optional; unknown fields are kept in ``extra``.
+
+Two types are harder than the single-chunk ones (:data:`SINGLE_CHUNK_TYPES`): ``multi_hop`` needs one evidence
+quote from each of two chunks (``expected_texts``, ``source_chunk_ids``) and says how in ``hop_type``
+(:data:`HOP_TYPES`: ``bridge`` or ``comparison``); ``unanswerable`` has no answer in the corpus: its
+``answerable`` is false (exactly for this type), it has no evidence and no relevant chunk, and ``confirmed_by``
+names the checks that confirmed it (:data:`UNANSWERABLE_CHECKS`). Lines written before these fields existed
+read as they did (``answerable`` defaults to false for ``unanswerable`` and true otherwise, ``hop_type`` to
+none).
 """
 
 from __future__ import annotations
@@ -19,12 +27,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-__all__ = ["QUESTION_TYPES", "EvidenceSpan", "TestCase", "case_from_record", "check_case"]
+__all__ = ["QUESTION_TYPES", "SINGLE_CHUNK_TYPES", "HOP_TYPES", "UNANSWERABLE_CHECKS", "EvidenceSpan", "TestCase",
+           "case_from_record", "check_case"]
 
-QUESTION_TYPES = ("literal", "paraphrase", "scenario")
+SINGLE_CHUNK_TYPES = ("literal", "paraphrase", "scenario")
+"""The types answered by one chunk: what ``generate_testset`` asks for by default."""
+QUESTION_TYPES = (*SINGLE_CHUNK_TYPES, "multi_hop", "unanswerable")
 """The question types, in generation order: the one definition (generator, bench, CLI)."""
+HOP_TYPES = ("bridge", "comparison")
+"""How a ``multi_hop`` question joins its two chunks: a fact of one leads to the other, or two things compared."""
+UNANSWERABLE_CHECKS = ("lexical", "embedding", "judge")
+"""The checks that can confirm an ``unanswerable`` question (recorded in ``confirmed_by``)."""
 
 _NOT_STORED = ("line", "extra")
+_OMITTED_WHEN_DEFAULT: dict[str, Any] = {"hop_type": None, "answerable": True, "confirmed_by": [], "source_chunk_ids": []}
 
 
 @dataclass(frozen=True)
@@ -47,6 +63,10 @@ class TestCase:
     query's content words found in the source chunk; ``flags`` holds ``"high_overlap"`` for a paraphrase or
     scenario as lexical as a literal question and ``"fuzzy_evidence"`` when the quote was matched fuzzily;
     ``retriever_rank`` the 1-based rank of the source chunk for the query when a retriever was given.
+    ``hop_type`` (``multi_hop`` only), ``answerable`` (false exactly for ``unanswerable``), ``confirmed_by``
+    (the checks that confirmed an unanswerable question) and ``source_chunk_ids`` (the chunks a multi-hop
+    question was written from) are written only when they differ from their defaults, so single-chunk lines
+    are unchanged.
     ``line`` is the file line the case was read from (None otherwise) and ``extra`` the fields not listed here.
     """
 
@@ -68,6 +88,10 @@ class TestCase:
     temperature: float | None = None
     flags: list[str] = field(default_factory=list)
     retriever_rank: int | None = None
+    hop_type: str | None = None
+    answerable: bool = True
+    confirmed_by: list[str] = field(default_factory=list)
+    source_chunk_ids: list[str] = field(default_factory=list)
     line: int | None = field(default=None, compare=False, repr=False)
     extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -87,6 +111,8 @@ class TestCase:
         for f in fields(self):
             if f.name not in _NOT_STORED:
                 value = getattr(self, f.name)
+                if f.name in _OMITTED_WHEN_DEFAULT and value == _OMITTED_WHEN_DEFAULT[f.name]:
+                    continue
                 out[f.name] = list(value) if isinstance(value, list) else value
         out["evidence_spans"] = [{"doc_id": s.doc_id, "start": s.start, "end": s.end} for s in self.evidence_spans]
         out["expected_ids"] = self.expected_ids
@@ -155,6 +181,13 @@ def _number(row: Mapping[str, Any], name: str, where: str, kind: type, default: 
     return kind(value)
 
 
+def _flag(row: Mapping[str, Any], name: str, where: str, default: bool) -> bool:
+    value = row.get(name, default)
+    if not isinstance(value, bool):
+        raise ValueError(f"{where}: field {name!r} must be true or false, got {value!r:.80}")
+    return value
+
+
 _FIELDS = {f.name for f in fields(TestCase)} | {"expected_ids"}
 
 
@@ -182,25 +215,52 @@ def case_from_record(row: Any, where: str = "record", line: int | None = None) -
         lexical_overlap=_number(row, "lexical_overlap", where, float, 0.0, 0.0, 1.0),
         model=_string(row, "model", where, default=""), prompt_version=_string(row, "prompt_version", where, default=""),
         temperature=_number(row, "temperature", where, float, None, 0.0), flags=flags,
-        retriever_rank=_number(row, "retriever_rank", where, int, None, 1), line=line,
+        retriever_rank=_number(row, "retriever_rank", where, int, None, 1),
+        hop_type=_string(row, "hop_type", where, default="") or None, answerable=_flag(row, "answerable", where, query_type != "unanswerable"),
+        confirmed_by=_strings(row, "confirmed_by", where, one=False),
+        source_chunk_ids=_strings(row, "source_chunk_ids", where, one=False), line=line,
         extra={k: v for k, v in row.items() if k not in _FIELDS},
     ), where)
 
 
 def check_case(case: TestCase, where: str) -> TestCase:
-    """``case`` itself once its question type is one of :data:`QUESTION_TYPES`, no evidence span is shorter
-    than its (one) evidence text, and it has some relevance (spans, evidence texts or chunk ids); otherwise
-    ValueError naming ``where``."""
+    """``case`` itself once its question type is one of :data:`QUESTION_TYPES`, its ``answerable`` is false
+    exactly when the type is ``unanswerable`` (then with no evidence and no relevant chunk), ``hop_type`` is one
+    of :data:`HOP_TYPES` exactly for ``multi_hop``, no evidence span is shorter than its (one) evidence text, and
+    an answerable case has some relevance (spans, evidence texts or chunk ids); otherwise ValueError naming
+    ``where``."""
     if case.query_type not in QUESTION_TYPES:
         raise ValueError(f"{where}: field 'query_type' must be one of {', '.join(QUESTION_TYPES)}, "
                          f"got {case.query_type!r}")
+    _check_harder_fields(case, where)
     if case.evidence and not case.expected_texts:
         shortest = len(" ".join(case.evidence.split()))
         for i, span in enumerate(case.evidence_spans):
             if span.end - span.start < shortest:
                 raise ValueError(f"{where}: field 'evidence_spans[{i}]' covers {span.end - span.start} characters, "
                                  f"fewer than its evidence ({shortest}): the span is truncated")
-    if not (case.evidence_spans or case.texts or case.relevant_chunk_ids):
+    if case.answerable and not (case.evidence_spans or case.texts or case.relevant_chunk_ids):
         raise ValueError(f"{where}: query {case.query_id!r} has no relevance: give 'evidence_spans', 'evidence' "
                          "(or 'expected_texts') or 'relevant_chunk_ids'")
     return case
+
+
+def _check_harder_fields(case: TestCase, where: str) -> None:
+    """The rules of ``answerable``, ``hop_type`` and ``confirmed_by`` (see :func:`check_case`)."""
+    unanswerable = case.query_type == "unanswerable"
+    if case.answerable == unanswerable:
+        raise ValueError(f"{where}: field 'answerable' must be {str(not unanswerable).lower()} for query_type "
+                         f"{case.query_type!r} (false exactly when the type is 'unanswerable')")
+    if unanswerable and (case.evidence or case.expected_texts or case.relevant_chunk_ids or case.evidence_spans):
+        raise ValueError(f"{where}: an 'unanswerable' question has no evidence: fields 'evidence', 'expected_texts', "
+                         "'relevant_chunk_ids' and 'evidence_spans' must be empty")
+    if case.query_type == "multi_hop" and case.hop_type not in HOP_TYPES:
+        raise ValueError(f"{where}: field 'hop_type' must be one of {', '.join(HOP_TYPES)} for a multi_hop "
+                         f"question, got {case.hop_type!r}")
+    if case.query_type != "multi_hop" and case.hop_type is not None:
+        raise ValueError(f"{where}: field 'hop_type' is for multi_hop questions only (query_type "
+                         f"{case.query_type!r})")
+    unknown = [c for c in case.confirmed_by if c not in UNANSWERABLE_CHECKS]
+    if unknown:
+        raise ValueError(f"{where}: field 'confirmed_by' holds {unknown[0]!r}; the checks are "
+                         f"{', '.join(UNANSWERABLE_CHECKS)}")

@@ -6,7 +6,7 @@ import json
 import os
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -29,15 +29,24 @@ from ..modelcalls import (
 from ..progress import progress_bar
 from ..validation import check_count
 from .build import DROP_REASONS, Corpus, Settings, Task, build_cases
-from .case import case_from_record
+from .case import SINGLE_CHUNK_TYPES, case_from_record
 from .chunks import Chunk, as_chunks, sample_chunks
+from .harder import Checks, build_multi_hop_cases, build_unanswerable_cases
 from .journal import Journal, journal_path
 from .language import text_length
 from .llm import ChatLLM, as_chat_llm
 from .parsing import parse_reply
-from .prompts import PROMPT_VERSION, QUESTION_TYPES, build_messages, repair_messages
+from .prompts import (
+    PROMPT_VERSION,
+    QUESTION_TYPES,
+    build_messages,
+    build_multi_hop_messages,
+    build_unanswerable_messages,
+    repair_messages,
+)
 from .retrieval import retriever_rank
 from .testset import TestCase, TestSet
+from .verify import EMBEDDING_ANSWER_THRESHOLD, CandidateIndex, embedding_nearest
 
 __all__ = ["generate_testset", "plan_tasks", "describe_shortfall", "OUTPUT_TOKENS_PER_QUESTION"]
 
@@ -87,7 +96,7 @@ def _check_cache_path(cache: Any, output: Any) -> None:
 
 
 def plan_tasks(chunks: list[Chunk], samples: int, types: Sequence[str], per_chunk: int, seed: int,
-               min_chunk_chars: int) -> tuple[list[Task], int, int]:
+               min_chunk_chars: int, index: CandidateIndex | None = None) -> tuple[list[Task], int, int]:
     """The requests for ``samples`` cases: ``(tasks, skipped_short_chunks, shortfall)``.
 
     Eligible chunks (at least ``min_chunk_chars`` non-blank characters, a CJK character counting as
@@ -96,18 +105,31 @@ def plan_tasks(chunks: list[Chunk], samples: int, types: Sequence[str], per_chun
     :func:`~rag_eval_adapters.testsets.chunks.sample_chunks`; chunk ``i`` of pass ``p`` is asked for
     ``per_chunk`` questions of type ``types[(i + p) % len(types)]``, so the types alternate and a chunk is
     reused (with another type) only when every chunk has been used. ``shortfall`` counts the requested cases
-    no (chunk, type) pair was left for.
+    no (chunk, type) pair was left for. A ``multi_hop`` task's ``partner`` is the eligible chunk sharing the
+    rarest terms with its chunk (:meth:`~.verify.CandidateIndex.partner`; ``index`` defaults to one over
+    ``chunks``), among the chunks not yet paired with it (a pair is asked about once, in either order); None
+    when no such chunk shares one (the task's cases are dropped as ``no_pair``).
     """
+    if "multi_hop" in types and index is None:
+        index = CandidateIndex(chunks)
     eligible = [c for c in chunks if text_length(c.text) >= min_chunk_chars]
     order = sample_chunks(eligible, seed)
     tasks: list[Task] = []
+    paired: dict[str, set[str]] = {}
     remaining = samples
     for rnd in range(len(types)):
         for i, chunk in enumerate(order):
             if remaining <= 0:
                 break
             n = min(per_chunk, remaining)
-            tasks.append(Task(chunk, types[(i + rnd) % len(types)], n))
+            qtype = types[(i + rnd) % len(types)]
+            partner = None
+            if qtype == "multi_hop" and index is not None:  # a pair is asked about once, in either order
+                partner = index.partner(chunk, order, exclude=frozenset(paired.get(chunk.chunk_id, ())))
+                for a, b in ((chunk, partner), (partner, chunk)):
+                    if a is not None and b is not None:
+                        paired.setdefault(a.chunk_id, set()).add(b.chunk_id)
+            tasks.append(Task(chunk, qtype, n, partner))
             remaining -= n
     return tasks, len(chunks) - len(eligible), max(remaining, 0)
 
@@ -121,10 +143,20 @@ class _Caller(ChatCaller):
                          {"temperature": llm.temperature, "prompt_version": PROMPT_VERSION})
 
 
+def task_messages(task: Task) -> list[dict[str, str]]:
+    """The request of ``task``: its type's prompt about its chunk (and partner)."""
+    if task.qtype == "multi_hop":
+        assert task.partner is not None
+        return build_multi_hop_messages(task.chunk.text, task.partner.text, task.n)
+    if task.qtype == "unanswerable":
+        return build_unanswerable_messages(task.chunk.text, task.n)
+    return build_messages(task.chunk.text, task.qtype, task.n)
+
+
 def _ask(caller: _Caller, task: Task) -> dict[str, Any]:
     """The model replies for one task (:func:`~rag_eval_adapters.modelcalls.ask_json`: a repair request when the
     first is not JSON, sending back a bounded excerpt of it)."""
-    messages = build_messages(task.chunk.text, task.qtype, task.n)
+    messages = task_messages(task)
     what = f"generation for chunk {task.chunk.chunk_id!r} ({task.qtype})"
     got = ask_json(caller.chat, messages, parse_reply, lambda sent, excerpt, _: repair_messages(sent, excerpt), what)
     return {"texts": list(got.texts), "refusal": got.refusal}
@@ -251,9 +283,9 @@ def _dry_run(tasks: list[Task], out: _Output, caller: _Caller, settings: Setting
              samples: int, skipped: int, shortfall: int) -> TestSet:
     estimate = CallEstimate()
     for task in tasks:
-        if out.done(task.key(settings)) or out.reply(task.key(settings)):
+        if out.done(task.key(settings)) or out.reply(task.key(settings)) or _unpaired(task):
             continue
-        messages = build_messages(task.chunk.text, task.qtype, task.n)
+        messages = task_messages(task)
         if caller.cached(messages) is not None:
             estimate.cached_calls += 1
             continue
@@ -270,7 +302,7 @@ def generate_testset(
     chunks: Iterable[Any],
     llm: Any,
     samples: int = 30,
-    types: Sequence[str] | str = QUESTION_TYPES,
+    types: Sequence[str] | str = SINGLE_CHUNK_TYPES,
     per_chunk: int = 1,
     seed: int = 0,
     max_concurrency: int = 8,
@@ -286,6 +318,9 @@ def generate_testset(
     max_per_second: float | None = None,
     min_chunk_chars: int = 80,
     progress: bool | None = None,
+    judge: Any = None,
+    embedder: Any = None,
+    embedding_threshold: float = EMBEDDING_ANSWER_THRESHOLD,
 ) -> TestSet:
     """Generate ``samples`` test cases (question, answer, verbatim evidence, relevant chunk ids) from chunks.
 
@@ -330,6 +365,12 @@ def generate_testset(
     progress : bool, optional
         A progress bar (default: when stderr is a terminal and ``TQDM_DISABLE`` allows it; see
         :mod:`rag_eval_adapters.progress`).
+    judge : ChatLLM, optional
+        Asked, for a ``multi_hop`` question, whether either of its chunks answers it alone, and for an
+        ``unanswerable`` one, whether any of its candidate chunks answers it (a yes drops the question).
+    embedder : optional
+        An embedder (``embed_queries``, ``embed_passages``; e.g. ``modelcalls.resolve_embedder("e5")``): an
+        ``unanswerable`` question is dropped when a chunk's cosine with it reaches ``embedding_threshold``.
 
     Returns
     -------
@@ -344,7 +385,8 @@ def generate_testset(
     all_chunks = as_chunks(chunks)
     chat_llm = as_chat_llm(llm)
     settings = Settings(chat_llm.name, PROMPT_VERSION, chat_llm.temperature)
-    tasks, skipped, shortfall = plan_tasks(all_chunks, samples, types, per_chunk, seed, min_chunk_chars)
+    index = CandidateIndex(all_chunks)
+    tasks, skipped, shortfall = plan_tasks(all_chunks, samples, types, per_chunk, seed, min_chunk_chars, index)
     out = _Output(output, {
         "model": settings.model, "prompt_version": PROMPT_VERSION, "temperature": settings.temperature,
         "types": list(types), "per_chunk": per_chunk, "seed": seed, "min_chunk_chars": min_chunk_chars,
@@ -354,8 +396,60 @@ def generate_testset(
         max_concurrency, max_per_second), meter, timeout)
     if dry_run:
         return _dry_run(tasks, out, caller, settings, prices, samples, skipped, shortfall)
+    checks = Checks(index, _judge(judge, caller, meter) if judge is not None else None,
+                    embedding_nearest(embedder, all_chunks, embedding_threshold) if embedder is not None else None)
     return _run(tasks, out, caller, settings, Corpus(all_chunks), retriever, samples, skipped, shortfall, meter,
-                max_concurrency, progress)
+                max_concurrency, progress, checks)
+
+
+JUDGE_PROMPT = """\
+Does the passage alone answer the question? Answer true only when the passage states the answer.
+Reply with JSON only: {"answers": true} or {"answers": false}"""
+
+
+def _read_verdict(text: str) -> bool:
+    from ..modelcalls import json_candidates
+
+    for data in json_candidates(text):
+        if isinstance(data, dict) and isinstance(data.get("answers"), bool):
+            return bool(data["answers"])
+    raise ValueError('no JSON object {"answers": true|false} in the reply')
+
+
+def _judge(llm: Any, generator: _Caller, meter: UsageMeter) -> Callable[[str, str], bool]:
+    """``judge(question, passage) -> bool`` asking ``llm`` (through the generator's cache, retries and limits);
+    a reply that cannot be read even after one repair counts as yes (the question is dropped)."""
+    judge_llm = as_chat_llm(llm)
+    caller = ChatCaller(judge_llm, generator.cache, generator.policy, generator.limiter, meter, generator.timeout,
+                        {"temperature": judge_llm.temperature, "prompt_version": PROMPT_VERSION + "-judge"})
+
+    def verdict(question: str, passage: str) -> bool:
+        messages = [{"role": "system", "content": JUDGE_PROMPT},
+                    {"role": "user", "content": f"Question: {question}\n<passage>\n{passage}\n</passage>"}]
+        got = ask_json(caller.chat, messages, _read_verdict,
+                       lambda sent, excerpt, _: repair_messages(sent, excerpt), "judging a generated question")
+        return got.value if isinstance(got.value, bool) else True
+
+    return verdict
+
+
+def _unpaired(task: Task) -> bool:
+    """A multi-hop task for which no chunk shares a term: no request is sent, its cases are ``no_pair``."""
+    return task.qtype == "multi_hop" and task.partner is None
+
+
+def _build(task: Task, reply: dict[str, Any], corpus: Corpus, settings: Settings, kept: list[str],
+           checks: Checks) -> Any:
+    """The cases of one task's reply, by its type's rules."""
+    if reply.get("no_pair"):
+        outcome = build_cases(task, {"texts": []}, corpus, settings, kept)
+        outcome.dropped = Counter(no_pair=task.n)
+        return outcome
+    if task.qtype == "multi_hop":
+        return build_multi_hop_cases(task, reply, corpus, settings, kept, checks)
+    if task.qtype == "unanswerable":
+        return build_unanswerable_cases(task, reply, settings, kept, checks)
+    return build_cases(task, reply, corpus, settings, kept)
 
 
 def _rank(retriever: Any, case: TestCase) -> bool:
@@ -374,7 +468,7 @@ def _rank(retriever: Any, case: TestCase) -> bool:
 
 def _run(tasks: list[Task], out: _Output, caller: _Caller, settings: Settings, corpus: Corpus, retriever: Any,
          samples: int, skipped: int, shortfall: int, meter: UsageMeter, workers: int,
-         progress: bool | None) -> TestSet:
+         progress: bool | None, checks: Checks) -> TestSet:
     keys = [t.key(settings) for t in tasks]
     dropped: Counter = Counter(not_enough_chunks=shortfall)
     cases: list[TestCase] = []
@@ -393,6 +487,8 @@ def _run(tasks: list[Task], out: _Output, caller: _Caller, settings: Settings, c
     for task, key in zip(tasks, keys, strict=False):
         if out.done(key):
             futures.append(None)
+        elif _unpaired(task):
+            futures.append({"no_pair": True})
         else:
             futures.append(out.reply(key) or pool.submit(work, task, key))
     finished = False
@@ -412,9 +508,9 @@ def _run(tasks: list[Task], out: _Output, caller: _Caller, settings: Settings, c
                     dropped["call_failed"] += task.n
                     reply = None
                 if reply is not None:
-                    outcome = build_cases(task, reply, corpus, settings, kept_questions)
+                    outcome = _build(task, reply, corpus, settings, kept_questions, checks)
                     if retriever is not None:
-                        retriever_failed += sum(not _rank(retriever, case) for case in outcome.cases)
+                        retriever_failed += sum(not _rank(retriever, case) for case in outcome.cases if case.answerable)
                     out.write(key, outcome.cases, outcome.dropped)
                     cases.extend(outcome.cases)
                     dropped.update(outcome.dropped)

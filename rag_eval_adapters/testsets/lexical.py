@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["content_words", "lexical_overlap", "NEAR_DUPLICATE_THRESHOLD", "similarity", "HIGH_OVERLAP"]
+__all__ = ["content_words", "content_tokens", "lexical_overlap", "NEAR_DUPLICATE_THRESHOLD", "similarity", "HIGH_OVERLAP"]
 
 NEAR_DUPLICATE_THRESHOLD = 0.8
 #: a paraphrase or scenario question with at least this lexical overlap reads like a literal one (flagged)
@@ -35,16 +35,21 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _PUNCT = re.compile(r"[^\w\s]+", re.UNICODE)
 
 
-def content_words(text: str) -> set[str]:
-    """The distinct content words of ``text`` (see the module docstring)."""
-    out = set()
+def content_tokens(text: str) -> list[str]:
+    """The content words of ``text`` in order, repeated as often as they occur (see the module docstring)."""
+    out = []
     for token in _TOKEN.findall(text.lower()):
         if _CJK.fullmatch(token):
             if token not in _CJK_FUNCTION:
-                out.add(token)
+                out.append(token)
         elif token not in _STOP and not token.isdigit() or token.isdigit() and len(token) > 1:
-            out.add(token)
+            out.append(token)
     return out
+
+
+def content_words(text: str) -> set[str]:
+    """The distinct content words of ``text`` (see the module docstring)."""
+    return set(content_tokens(text))
 
 
 def lexical_overlap(query: str, chunk: str) -> float:

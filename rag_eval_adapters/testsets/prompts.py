@@ -6,7 +6,8 @@ from __future__ import annotations
 from .case import QUESTION_TYPES
 
 __all__ = ["PROMPT_VERSION", "QUESTION_TYPES", "SYSTEM_PROMPT", "TYPE_INSTRUCTIONS", "build_messages",
-           "repair_messages", "REPAIR_PROMPT"]
+           "repair_messages", "REPAIR_PROMPT", "MULTI_HOP_PROMPT", "UNANSWERABLE_PROMPT", "build_multi_hop_messages",
+           "build_unanswerable_messages"]
 
 PROMPT_VERSION = "testsets-v1"
 
@@ -33,6 +34,31 @@ TYPE_INSTRUCTIONS = {
     ),
 }
 
+MULTI_HOP_PROMPT = """\
+You write evaluation questions for a search system. You are given two passages (chunks of documents).
+Write questions that need BOTH passages: a reader of only one of them cannot answer.
+Rules:
+- Write every question, answer and quote in the same language as the passages.
+- "hop_type" is "bridge" when a fact of one passage is needed to find the answer in the other, or
+  "comparison" when the question compares two things, one described in each passage.
+- "evidence" holds exactly two exact, verbatim quotes: the first copied from passage 1, the second from
+  passage 2 (one or two sentences each), together supporting the answer.
+- Write the question itself only: no numbering, no introduction such as "Here is a question".
+- Reply with JSON only, in this form:
+{"questions": [{"question": "...", "answer": "...", "hop_type": "bridge", "evidence": ["...", "..."]}]}"""
+
+UNANSWERABLE_PROMPT = """\
+You write evaluation questions for a search system. You are given one passage (a chunk of a document).
+Write questions that a user of this collection could plausibly ask about the passage's subject, but that
+the passage does NOT answer and that the collection is unlikely to answer: ask for a detail the passage does not
+give (a date, a number, a cause, a comparison it does not make). Do not ask about something the passage states.
+Rules:
+- Write every question in the same language as the passage.
+- "missing" says in a few words which information the question needs that the passage lacks.
+- Write the question itself only: no numbering, no introduction such as "Here is a question".
+- Reply with JSON only, in this form:
+{"questions": [{"question": "...", "missing": "..."}]}"""
+
 REPAIR_PROMPT = (
     "Your reply could not be read as JSON. Reply again with only the JSON object, exactly in this form and "
     'nothing else: {"questions": [{"question": "...", "answer": "...", "evidence": "..."}]}'
@@ -48,6 +74,21 @@ def build_messages(chunk_text: str, question_type: str, n: int) -> list[dict[str
         f"Write {n} question(s) about this passage.\n<chunk>\n{chunk_text}\n</chunk>"
     )
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+def build_multi_hop_messages(first: str, second: str, n: int) -> list[dict[str, str]]:
+    """The chat messages asking for ``n`` multi-hop questions that need both chunk texts."""
+    user = (f"Question type: multi_hop\nWrite {n} question(s) that need both passages.\n"
+            f"<chunk>\n{first}\n</chunk>\n<chunk2>\n{second}\n</chunk2>")
+    return [{"role": "system", "content": MULTI_HOP_PROMPT}, {"role": "user", "content": user}]
+
+
+def build_unanswerable_messages(chunk_text: str, n: int) -> list[dict[str, str]]:
+    """The chat messages asking for ``n`` plausible questions about ``chunk_text``'s subject that it does not
+    answer."""
+    user = (f"Question type: unanswerable\nWrite {n} question(s) that this passage does not answer.\n"
+            f"<chunk>\n{chunk_text}\n</chunk>")
+    return [{"role": "system", "content": UNANSWERABLE_PROMPT}, {"role": "user", "content": user}]
 
 
 def repair_messages(messages: list[dict[str, str]], bad_reply: str) -> list[dict[str, str]]:
