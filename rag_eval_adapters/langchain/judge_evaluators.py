@@ -96,12 +96,7 @@ class JudgeEvaluator(RunEvaluator):
     def _judge(self, inputs: Any, outputs: Any, reference: Any, query_id: Any) -> JudgeResult:
         question = _question(inputs)
         if self.metric == "context_relevance":
-            grades = self.judge.judge_many("relevance", [{"query": question or "", "passage": t}
-                                                         for t in _contexts(outputs, query_id)])
-            scores = [g.score for g in grades if g.score is not None]
-            if scores:
-                return JudgeResult("relevance", sum(scores) / len(scores))
-            return grades[0] if grades else JudgeResult.failed("relevance", "empty_input", "no contexts")
+            return self.judge.context_relevance([(question or "", list(_contexts(outputs, query_id)))])[0]
         answer = find_answer(outputs, self.answer_key, query_id=query_id)
         if self.metric == "faithfulness":
             return self.judge.faithfulness(answer, _contexts(outputs, query_id), question)

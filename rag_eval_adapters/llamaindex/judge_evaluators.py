@@ -99,11 +99,7 @@ class JudgeRelevancyEvaluator(JudgeEvaluator):
         return {"relevance": PromptTemplate(RELEVANCE_PROMPT)}
 
     def _judge(self, query, response, contexts, reference) -> JudgeResult:
-        grades = self.judge.judge_many("relevance", [{"query": query or "", "passage": c} for c in contexts])
-        scores = [g.score for g in grades if g.score is not None]
-        if scores:
-            return JudgeResult("relevance", sum(scores) / len(scores))
-        return grades[0] if grades else JudgeResult.failed("relevance", "empty_input", "no contexts")
+        return self.judge.context_relevance([(query or "", list(contexts))])[0]
 
 
 class JudgeCorrectnessEvaluator(JudgeEvaluator):
