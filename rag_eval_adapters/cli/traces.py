@@ -43,7 +43,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _evaluate(args: argparse.Namespace) -> Any:
     from ..traces import evaluate_traces, read_trace_qrels, read_traces
-
     from ._metrics import parse_ks
     names = [n.strip() for item in args.metric or [] for n in item.split(",") if n.strip()] or None
     metrics = resolve_metrics(names, parse_ks(args.k))

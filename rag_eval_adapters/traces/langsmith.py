@@ -108,7 +108,8 @@ def _chunk(document: Any) -> RetrievedChunk:
 
 def _message_text(message: Any) -> tuple[str, str]:
     if isinstance(message, Mapping):
-        inner = message.get("kwargs") if isinstance(message.get("kwargs"), Mapping) else message
+        kwargs = message.get("kwargs")
+        inner: Mapping[str, Any] = kwargs if isinstance(kwargs, Mapping) else message
         role = inner.get("role") or inner.get("type") or str(message.get("id", [""])[-1])
         return str(role), str(inner.get("content", ""))
     return str(getattr(message, "type", "")), str(getattr(message, "content", message))

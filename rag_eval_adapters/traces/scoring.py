@@ -8,8 +8,8 @@ memory holds one batch and the per-step scores.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
-from itertools import chain
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -73,16 +73,16 @@ class _Batches:
 
     def __init__(self, metrics: Any, level: float, size: int) -> None:
         self.metrics, self.level, self.size = metrics, level, size
-        self.qrels: dict[str, dict[str, float]] = {}
-        self.run: dict[str, list[str]] = {}
+        self.qrels: dict[Hashable, Mapping[Any, float]] = {}
+        self.run: dict[Hashable, Sequence[Hashable]] = {}
         self.ids: list[str] = []
         self.rows: list[list[float]] = []
-        self.errors: dict[str, str] = {}
+        self.errors: dict[Hashable, str] = {}
         self.keys: list[str] | None = None
         self.measures: list[Any] | None = None
         self.scores: dict[str, list[float]] = {}
 
-    def add(self, qid: str, judged: dict[str, float], ranking: list[str]) -> None:
+    def add(self, qid: str, judged: Mapping[Any, float], ranking: list[str]) -> None:
         self.qrels[qid], self.run[qid] = judged, ranking
         if len(self.qrels) >= self.size:
             self.flush()
@@ -157,8 +157,8 @@ def _turns(items: Iterable[Trace] | Iterable[Turn]) -> Iterator[Turn]:
                 raise TypeError(f"give traces or turns, not both: got a {type(item).__name__} after turns")
             yield item
         return
-    for turn in as_turns(chain([first], stream), history=False):  # type: ignore[list-item]
-        yield turn
+    traces: Iterator[Any] = chain([first], stream)
+    yield from as_turns(traces, history=False)
 
 
 class _TurnState:
@@ -249,7 +249,7 @@ class _TurnState:
         keys = batches.keys if batches.keys is not None else Report(measures, [], []).keys
         scored = [q for q in self.step_ids if q in batches.scores]
         values = np.array([batches.scores[q] for q in scored], dtype=np.float64).reshape(len(scored), len(keys))
-        errors = {q: batches.errors[q] for q in self.step_ids if q in batches.errors}
+        errors: dict[Hashable, str] = {q: batches.errors[q] for q in self.step_ids if q in batches.errors}
         steps = Report(measures, scored, values, errors, None, self.level,
                        {q: self.step_attributes[q] for q in self.step_ids})
         return TraceEvaluation(steps, self._turn_report(keys), dict(self.counts), dict(sorted(self.missing.items())))
