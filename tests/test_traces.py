@@ -233,3 +233,24 @@ def _overlap(query):
     words = set(query.lower().replace("?", "").split())
     scored = [(len(words & set(t.lower().rstrip(".").split())), d) for d, t in DOCS.items()]
     return sorted(scored, key=lambda x: (-x[0], x[1]))
+
+
+def test_by_turn_intervals_resample_conversations_not_rows():
+    # thread A: four turns that found the evidence, thread B: one that did not. Drawing 2 conversations gives
+    # means 1 (AA), 0.8 (AB) or 0 (BB, a quarter of the draws): the 95% interval is [0, 1]. Drawing rows would
+    # make 0 (five misses of five) very unlikely.
+    records = [{"trace_id": f"a{i}", "thread_id": "A", "turn": i, "question": "q", "answer": "a",
+                "steps": [{"type": "retrieval", "query": "q", "ids": ["d1"]}]} for i in range(1, 5)]
+    records.append({"trace_id": "b1", "thread_id": "B", "turn": 1, "question": "q", "answer": "a",
+                    "steps": [{"type": "retrieval", "query": "q", "ids": ["d9"]}]})
+    qrels = {f"{r['thread_id']}:{r['turn']}": {"d1": 1} for r in records}
+    result = evaluate_traces([trace_from_record(r, "x") for r in records], qrels, ["mrr"])
+    grouped = result.turns.by(lambda key: "all turns", n_bootstrap=2000)
+    row = grouped["all turns"]
+    assert row.mean["evidence_retrieved_anywhere"] == 0.8
+    assert (row.ci_low["evidence_retrieved_anywhere"], row.ci_high["evidence_retrieved_anywhere"]) == (0.0, 1.0)
+    from rag_eval_adapters import Report
+    rows = Report.by(result.turns, lambda key: "all turns", n_bootstrap=2000)["all turns"]
+    assert rows.ci_low["evidence_retrieved_anywhere"] > 0.0  # the row bootstrap's narrower interval
+    by_turn = result.steps.by("turn")
+    assert by_turn[1].count == 2 and by_turn[1].ci_low["mrr"] == 0.0 and by_turn[2].ci_low["mrr"] == 1.0

@@ -12,6 +12,7 @@ OpenTelemetry SDK spans), and plain trace records.
 
 from __future__ import annotations
 
+from .conversations import ConversationReport, conversation_interval
 from .langsmith import read_runs, traces_from_runs
 from .model import LLMStep, RetrievalStep, RetrievedChunk, Step, ToolCall, Trace, Turn
 from .openinference import read_otlp_json, traces_from_spans
@@ -25,5 +26,5 @@ __all__ = [
     "Trace", "Turn", "RetrievalStep", "RetrievedChunk", "LLMStep", "ToolCall", "Step",
     "read_traces", "trace_format", "traces_from_runs", "read_runs", "traces_from_spans", "read_otlp_json",
     "trace_from_record", "trace_record", "TraceQrels", "trace_qrels", "read_trace_qrels",
-    "evaluate_traces", "TraceEvaluation", "TURN_FIGURES", "step_id", "turns", "answer_records", "turn_contexts",
+    "evaluate_traces", "TraceEvaluation", "ConversationReport", "conversation_interval", "TURN_FIGURES", "step_id", "turns", "answer_records", "turn_contexts",
 ]

@@ -16,8 +16,8 @@ import numpy as np
 
 from ..evaluation import evaluate
 from ..measures import MetricLike, parse_metrics
-from ..report import Report
 from ..validation import check_count, check_level
+from .conversations import ConversationReport
 from .model import RetrievalStep, Trace, Turn
 from .qrels import TraceQrels, trace_qrels
 from .turns import turns as as_turns
@@ -41,11 +41,11 @@ class TraceEvaluation:
 
     Attributes
     ----------
-    steps : Report
+    steps : ConversationReport
         One row a judged retrieval step (id :func:`step_id`), each metric; attributes ``thread_id``, ``turn``,
         ``step``, ``query``, ``trace_id``, ``rewritten`` (whether the query differs from the turn's question),
         so ``steps.by("turn")`` gives the means by turn position.
-    turns : Report
+    turns : ConversationReport
         One row a judged turn (id ``"<thread_id>:<turn>"``): ``retrieval_steps``, ``evidence_retrieved_anywhere``
         (1 when any step retrieved a chunk graded at least the relevance level) and ``rewrite_effect:<metric>``
         (the rewritten query's score minus the raw question's; unmeasured, with the reason, where the turn has
@@ -57,8 +57,8 @@ class TraceEvaluation:
         What the traces lacked: ``{what: number of traces (or steps, "step:<what>") lacking it}``.
     """
 
-    steps: Report
-    turns: Report
+    steps: ConversationReport
+    turns: ConversationReport
     counts: dict[str, int] = field(default_factory=dict)
     missing: dict[str, int] = field(default_factory=dict)
 
@@ -246,15 +246,15 @@ class _TurnState:
     def finish(self, metrics: Any) -> TraceEvaluation:
         batches = self.batches
         measures = batches.measures if batches.measures is not None else parse_metrics(metrics)
-        keys = batches.keys if batches.keys is not None else Report(measures, [], []).keys
+        keys = batches.keys if batches.keys is not None else ConversationReport(measures, [], []).keys
         scored = [q for q in self.step_ids if q in batches.scores]
         values = np.array([batches.scores[q] for q in scored], dtype=np.float64).reshape(len(scored), len(keys))
         errors: dict[Hashable, str] = {q: batches.errors[q] for q in self.step_ids if q in batches.errors}
-        steps = Report(measures, scored, values, errors, None, self.level,
+        steps = ConversationReport(measures, scored, values, errors, None, self.level,
                        {q: self.step_attributes[q] for q in self.step_ids})
         return TraceEvaluation(steps, self._turn_report(keys), dict(self.counts), dict(sorted(self.missing.items())))
 
-    def _turn_report(self, keys: list[str]) -> Report:
+    def _turn_report(self, keys: list[str]) -> ConversationReport:
         scores = self.batches.scores
         columns = list(TURN_FIGURES) + [f"rewrite_effect:{k}" for k in keys]
         rows, unmeasured = [], {c: {} for c in columns[2:]}  # type: ignore[var-annotated]
@@ -268,7 +268,7 @@ class _TurnState:
                     unmeasured[c][key] = reason
             rows.append([n, anywhere, *effect])
         values = np.array(rows, dtype=np.float64).reshape(len(rows), len(columns))
-        return Report(columns, [r[0] for r in self.turn_rows], values, None, None, self.level,
+        return ConversationReport(columns, [r[0] for r in self.turn_rows], values, None, None, self.level,
                       {r[0]: r[1] for r in self.turn_rows}, {c: u for c, u in unmeasured.items() if u})
 
 
