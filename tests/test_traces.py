@@ -254,3 +254,20 @@ def test_by_turn_intervals_resample_conversations_not_rows():
     assert rows.ci_low["evidence_retrieved_anywhere"] > 0.0  # the row bootstrap's narrower interval
     by_turn = result.steps.by("turn")
     assert by_turn[1].count == 2 and by_turn[1].ci_low["mrr"] == 0.0 and by_turn[2].ci_low["mrr"] == 1.0
+
+
+def test_genai_spans_give_llm_steps_and_tool_calls_and_say_they_lack_retrieval(tmp_path):
+    spans = [_otlp("cc", "01", None, "invoke_agent", {"gen_ai.operation.name": "invoke_agent",
+                                                       "gen_ai.conversation.id": "conv-1"}),
+             _otlp("cc", "02", "01", "chat gpt-4o", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o",
+                                                     "gen_ai.conversation.id": "conv-1"}, start=1),
+             _otlp("cc", "03", "01", "execute_tool search", {"gen_ai.operation.name": "execute_tool",
+                                                             "gen_ai.tool.name": "search",
+                                                             "gen_ai.tool.call.arguments": '{"q": "x"}'}, start=2)]
+    path = tmp_path / "genai.jsonl"
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}) + "\n")
+    [trace] = read_traces(path)
+    assert trace.source == "genai" and trace.thread_id == "conv-1"
+    assert [s.kind for s in trace.steps] == ["llm", "tool"] and trace.llm_steps[0].model == "gpt-4o"
+    assert trace.tool_calls[0].name == "search" and trace.tool_calls[0].arguments == '{"q": "x"}'
+    assert "retrieval" in trace.missing and "question" in trace.missing

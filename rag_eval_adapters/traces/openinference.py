@@ -83,6 +83,8 @@ def span_from_attributes(trace_id: str, span_id: str, parent_id: str | None, nam
                             "answer": _text_of(plain.get("output.value"), _ANSWER_KEYS)}
     metadata = _json_object(plain.get("metadata"))
     data["metadata"] = metadata
+    data["convention"] = "openinference" if openinference else \
+        "genai" if plain.get("gen_ai.operation.name") is not None else None
     thread = plain.get("session.id") or plain.get("gen_ai.conversation.id") or metadata.get("thread_id") \
         or metadata.get("session_id") or metadata.get("conversation_id")
     data["thread_id"] = None if thread is None else str(thread)
@@ -180,7 +182,7 @@ def traces_from_spans(spans: Iterable[Any], source: str = "openinference") -> It
         order = {t: i for i, t in enumerate(dict.fromkeys(s.trace_id for s in read))}
         read.sort(key=lambda s: order[s.trace_id])
     for trace_id, held in grouped_by_trace((f"span {s.span_id}", s) for s in read):
-        yield build_trace(trace_id, held, source)
+        yield build_trace(trace_id, held, _convention(held, source))
 
 
 def read_otlp_json(exports: Iterable[tuple[str, Mapping[str, Any]]]) -> Iterator[Trace]:
@@ -189,4 +191,10 @@ def read_otlp_json(exports: Iterable[tuple[str, Mapping[str, Any]]]) -> Iterator
         for where, export in exports:
             yield from otlp_spans(export, where)
     for trace_id, held in grouped_by_trace(spans()):
-        yield build_trace(trace_id, held, "openinference")
+        yield build_trace(trace_id, held, _convention(held, "openinference"))
+
+
+def _convention(spans: list[Span], default: str) -> str:
+    """``"genai"`` for a trace of OpenTelemetry GenAI spans only (no OpenInference span kind), else ``default``."""
+    found = {s.data.get("convention") for s in spans}
+    return "genai" if "genai" in found and "openinference" not in found else default
