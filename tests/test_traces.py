@@ -271,3 +271,24 @@ def test_genai_spans_give_llm_steps_and_tool_calls_and_say_they_lack_retrieval(t
     assert [s.kind for s in trace.steps] == ["llm", "tool"] and trace.llm_steps[0].model == "gpt-4o"
     assert trace.tool_calls[0].name == "search" and trace.tool_calls[0].arguments == '{"q": "x"}'
     assert "retrieval" in trace.missing and "question" in trace.missing
+
+
+def test_two_systems_compared_turn_by_turn_unpaired_turns_counted():
+    from rag_eval_adapters.compare import compare_reports
+    from rag_eval_adapters.traces import compare_traces, turn_scores
+
+    def system(order, turns_):
+        return [trace_from_record({"trace_id": f"{order}{t}", "thread_id": f"c{t % 3}", "turn": t, "question": "q",
+                                   "steps": [{"type": "retrieval", "query": "q", "ids": ["x", "d1"]},
+                                             {"type": "retrieval", "query": "r", "ids": order}]}, "x")
+                for t in turns_]
+    qrels = {f"c{t % 3}:{t}": {"d1": 1} for t in range(1, 9)}
+    a = evaluate_traces(system(["d9", "d1"], range(1, 9)), qrels, ["mrr", "ndcg@10"])
+    b = evaluate_traces(system(["d1", "d9"], range(1, 7)), qrels, ["mrr", "ndcg@10"])
+    result = compare_traces({"a": a, "b": b}, n_permutations=2000)
+    assert (result.paired, result.unpaired) == (6, {"a": 2, "b": 0})
+    test = result.comparison.tests[0]
+    assert test.difference == pytest.approx(0.5)  # the last step: mrr 1/2 -> 1 on every paired turn
+    by_hand = compare_reports({"a": turn_scores(a), "b": turn_scores(b)}, n_permutations=2000)
+    assert [t.p_value for t in result.comparison.tests] == [t.p_value for t in by_hand.tests]
+    assert turn_scores(a, "first").per_query["c1:1"] == {"mrr": 0.5, "ndcg@10": pytest.approx(0.6309297535714575)}
