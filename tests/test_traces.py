@@ -292,3 +292,60 @@ def test_two_systems_compared_turn_by_turn_unpaired_turns_counted():
     by_hand = compare_reports({"a": turn_scores(a), "b": turn_scores(b)}, n_permutations=2000)
     assert [t.p_value for t in result.comparison.tests] == [t.p_value for t in by_hand.tests]
     assert turn_scores(a, "first").per_query["c1:1"] == {"mrr": 0.5, "ndcg@10": pytest.approx(0.6309297535714575)}
+
+
+def test_real_langchain_pipeline_calling_a_retrieval_tool_twice_traced_by_openinference(openai_server):
+    pytest.importorskip("langchain_openai")
+    instrumentation = pytest.importorskip("openinference.instrumentation")
+    oi_langchain = pytest.importorskip("openinference.instrumentation.langchain")
+    from langchain_core.documents import Document
+    from langchain_core.retrievers import BaseRetriever
+    from langchain_core.runnables import RunnableLambda
+    from langchain_core.tools import tool
+    from langchain_openai import ChatOpenAI
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    class Overlap(BaseRetriever):
+        def _get_relevant_documents(self, query, *, run_manager=None):
+            return [Document(page_content=DOCS[d], id=d, metadata={"score": float(s)}) for s, d in _overlap(query)[:2]]
+
+    retriever = Overlap()
+
+    @tool
+    def search(query: str) -> str:
+        """Search the documents."""
+        return "\n".join(d.page_content for d in retriever.invoke(query))
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    instrumentor = oi_langchain.LangChainInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        llm = ChatOpenAI(model="gpt-4o-mini", base_url=openai_server.base_url, api_key=openai_server.api_key,
+                         max_retries=0)
+
+        def agent(question):  # the retrieval tool called twice: the question, then a follow-up query
+            found = [search.invoke({"query": q}) for q in (question, "Eiffel Tower Paris")]
+            return llm.invoke("\n".join([*found, question])).content
+
+        with instrumentation.using_session("lc-1"):
+            RunnableLambda(agent).with_config(run_name="agent").invoke("What is the capital of France?")
+    finally:
+        instrumentor.uninstrument()
+    [trace] = traces_from_spans(exporter.get_finished_spans())
+    assert (trace.thread_id, trace.question, trace.answer) == ("lc-1", "What is the capital of France?", "OK")
+    assert [s.kind for s in trace.steps] == ["tool", "retrieval", "tool", "retrieval", "llm"]
+    assert [s.query for s in trace.retrievals] == ["What is the capital of France?", "Eiffel Tower Paris"]
+    assert trace.retrievals[1].scores == [3.0, 1.0]  # recorded in each document's metadata
+    result = evaluate_traces([trace], {"lc-1:1": {"d3": 1}}, ["mrr", "recall@2"])
+    by_hand = evaluate({"1": {"d3": 1}, "2": {"d3": 1}},
+                       {str(i): [d for _, d in _overlap(q)[:2]] for i, q in
+                        enumerate(["What is the capital of France?", "Eiffel Tower Paris"], 1)}, ["mrr", "recall@2"])
+    assert result.steps.values.tolist() == by_hand.values.tolist()
+    assert result.turns.per_query["lc-1:1"]["evidence_retrieved_anywhere"] == 1.0
+    assert result.turns.per_query["lc-1:1"]["retrieval_steps"] == 2.0
+    assert result.turns.per_query["lc-1:1"]["rewrite_effect:mrr"] == 1.0  # the follow-up query found d3 first
+    assert result.counts["tool_calls"] == 2 and result.counts["llm_steps"] == 1

@@ -91,7 +91,8 @@ def span_from_attributes(trace_id: str, span_id: str, parent_id: str | None, nam
     data["turn"] = _turn(metadata.get("turn"))
     if kind == "retrieval":
         data["query"] = data["question"]
-        data["chunks"] = [_chunk(d) for _, d in sorted(indexed.get("retrieval.documents", {}).items())]
+        data["chunks"] = _chunks([d for _, d in sorted(indexed.get("retrieval.documents", {}).items())],
+                                 plain.get("output.value"))
     elif kind == "llm":
         data["model"] = plain.get("llm.model_name") or plain.get("gen_ai.request.model")
         data["messages"] = [(str(m.get("message.role", "")), str(m.get("message.content", "")))
@@ -119,9 +120,28 @@ def _split_indexed(attributes: Mapping[str, Any]) -> tuple[dict[str, dict[int, d
     return indexed, plain
 
 
-def _chunk(document: Mapping[str, Any]) -> RetrievedChunk:
+_ID_KEYS = ("id", "doc_id", "chunk_id", "document_id")
+
+
+def _chunks(documents: list[dict[str, Any]], output: Any) -> list[RetrievedChunk]:
+    """The retrieved chunks of a RETRIEVER span. An id or score the span has no ``document.id``/``document.score``
+    for is read where the instrumentation recorded it: the document's ``document.metadata`` (``id``, ``doc_id``,
+    ``chunk_id``; ``score``, ``relevance_score``), else the ``id`` of the same document in ``output.value``'s
+    ``{"documents": [...]}`` (LangChain's instrumentation records ids only there)."""
+    recorded = _json_object(output).get("documents") if isinstance(output, str) else None
+    output_ids = [d.get("id") if isinstance(d, Mapping) else None for d in recorded] \
+        if isinstance(recorded, list) and len(recorded) == len(documents) else [None] * len(documents)
+    return [_chunk(d, fallback) for d, fallback in zip(documents, output_ids, strict=True)]
+
+
+def _chunk(document: Mapping[str, Any], fallback_id: Any = None) -> RetrievedChunk:
+    metadata = _json_object(document.get("document.metadata"))
     score = document.get("document.score")
+    if score is None:
+        score = metadata.get("score", metadata.get("relevance_score"))
     identifier = document.get("document.id")
+    if identifier is None:
+        identifier = next((metadata[k] for k in _ID_KEYS if metadata.get(k) is not None), fallback_id)
     return RetrievedChunk(id=None if identifier is None else str(identifier), text=document.get("document.content"),
                           score=None if score is None else float(score))
 
