@@ -349,3 +349,24 @@ def test_real_langchain_pipeline_calling_a_retrieval_tool_twice_traced_by_openin
     assert result.turns.per_query["lc-1:1"]["retrieval_steps"] == 2.0
     assert result.turns.per_query["lc-1:1"]["rewrite_effect:mrr"] == 1.0  # the follow-up query found d3 first
     assert result.counts["tool_calls"] == 2 and result.counts["llm_steps"] == 1
+
+
+def test_cli_scores_each_turns_answer_against_its_reference(tmp_path):
+    traces = tmp_path / "traces.jsonl"
+    traces.write_text("".join(json.dumps(r) + "\n" for r in _records()))
+    (tmp_path / "qrels.txt").write_text("chat:7:1 0 b 1\nchat:7:2 0 z 1\n")
+    (tmp_path / "refs.jsonl").write_text('{"thread_id": "chat:7", "turn": 2, "reference": "A3"}\n'
+                                         '{"query_id": "chat:7:1", "references": ["B", "C"]}\n')
+    out, err = io.StringIO(), io.StringIO()
+    status = main(["traces", "-i", str(traces), "--qrels", str(tmp_path / "qrels.txt"), "--references",
+                   str(tmp_path / "refs.jsonl"), "-a", "exact_match,token_f1", "--format", "json"],
+                  stdout=out, stderr=err)
+    assert status == 0, err.getvalue()
+    answers = json.loads(out.getvalue())["answers"]
+    assert answers["per_query"] == {"chat:7:1": {"exact_match": 0.0, "token_f1": 0.0},
+                                    "chat:7:2": {"exact_match": 1.0, "token_f1": 1.0}}
+    assert answers["groups"]["field"] == "turn"
+    (tmp_path / "refs.jsonl").write_text('{"thread_id": "chat:7", "turn": 2}\n')
+    assert main(["traces", "-i", str(traces), "--qrels", str(tmp_path / "qrels.txt"), "--references",
+                 str(tmp_path / "refs.jsonl")], stdout=io.StringIO(), stderr=err) == 2
+    assert "refs.jsonl:1" in err.getvalue()

@@ -32,6 +32,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a retrieval metric (repeatable or comma-separated; default: evaluate's)")
     p.add_argument("--k", metavar="K[,K...]", help="cutoffs for the metrics named without one")
     p.add_argument("--relevance-level", default="1", metavar="N", help="the lowest relevant grade (default 1)")
+    p.add_argument("--references", metavar="FILE",
+                   help="reference answers, JSONL {thread_id, turn, reference(s)} or {query_id: <thread_id>:<turn>, "
+                        "reference(s)}: each turn's answer is then scored with the answer metrics (-a)")
+    p.add_argument("-a", "--answer-metric", action="append", metavar="METRIC",
+                   help="an answer metric for --references (repeatable or comma-separated; default exact_match, "
+                        "token_f1)")
     p.add_argument("--by", choices=("turn", "thread_id", "step"), default="turn",
                    help="group the step scores by this field (default turn: the means by turn position)")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="resamples of each group's interval")
@@ -54,6 +60,17 @@ def _evaluate(args: argparse.Namespace) -> Any:
         raise CLIError(one_line(exc)) from None
 
 
+def _answers(args: argparse.Namespace) -> Any:
+    """Each turn's answer scored against --references with the -a metrics."""
+    from ..traces import evaluate_trace_answers, read_trace_references, read_traces
+    names = [n.strip() for item in args.answer_metric or [] for n in item.split(",") if n.strip()]
+    try:
+        references = read_trace_references(args.references)
+        return evaluate_trace_answers(read_traces(args.input), references, names or ("exact_match", "token_f1"))
+    except (OSError, ValueError, TypeError) as exc:
+        raise CLIError(one_line(exc)) from None
+
+
 def _inventory(args: argparse.Namespace) -> dict[str, Any]:
     """What the traces hold and lack, without judgments."""
     from ..traces import evaluate_traces, read_traces
@@ -64,21 +81,29 @@ def _inventory(args: argparse.Namespace) -> dict[str, Any]:
     return {"counts": result.counts, "missing": result.missing}
 
 
-def render_traces(result: Any, fmt: str, by: str, n_bootstrap: int) -> str:
-    """The step report, its groups, the turn report, the counts and what the traces lacked, in ``fmt``."""
+def render_traces(result: Any, fmt: str, by: str, n_bootstrap: int, answers: Any = None) -> str:
+    """The step report, its groups, the turn report, the answers report (when given), the counts and what the
+    traces lacked, in ``fmt``."""
     from ..reports import evaluation_to_dict, render_evaluation, render_groups
-    grouped = result.steps.by(by, n_bootstrap=n_bootstrap) if result.steps.query_ids else None
-    if fmt == "json":
-        data = {"steps": evaluation_to_dict(result.steps, per_query=True),
-                "turns": evaluation_to_dict(result.turns, per_query=True),
-                "counts": result.counts, "missing": result.missing}
+    sections = [("steps", "retrieval steps", result.steps, True), ("turns", "turns", result.turns, False)]
+    if answers is not None:
+        sections.append(("answers", "answers", answers, True))
+    data: dict[str, Any] = {"counts": result.counts, "missing": result.missing}
+    parts = []
+    for name, title, report, grouped_too in sections:
+        field = "turn" if by == "step" and name == "answers" else by  # an answer is a turn's, of no step
+        grouped = report.by(field, n_bootstrap=n_bootstrap) if grouped_too and report.query_ids else None
+        if fmt == "json":
+            data[name] = evaluation_to_dict(report, per_query=True)
+            if grouped is not None:
+                data[name]["groups"] = grouped.to_dict()
+            continue
+        parts.append(render_evaluation(report, fmt, run_name=title))
         if grouped is not None:
-            data["groups"] = grouped.to_dict()
+            parts.append(render_groups(grouped, fmt))
+    if fmt == "json":
+        data["groups"] = data["steps"].get("groups")  # the step groups, also at the top (as --by reads)
         return json.dumps(data, indent=2, default=str) + "\n"
-    parts = [render_evaluation(result.steps, fmt, run_name="retrieval steps")]
-    if grouped is not None:
-        parts.append(render_groups(grouped, fmt))
-    parts.append(render_evaluation(result.turns, fmt, run_name="turns"))
     if fmt != "csv":
         parts.append(_summary_text(result.counts, result.missing))
     return "\n".join(parts)
@@ -93,8 +118,12 @@ def _summary_text(counts: dict[str, int], missing: dict[str, int]) -> str:
 
 def cmd_traces(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """Run ``rag-eval traces``."""
-    check_inputs([(args.input, "--input")] + ([(args.qrels, "--qrels")] if args.qrels else []))
-    check_outputs([args.input] + ([args.qrels] if args.qrels else []), output=args.output)
+    named = [(path, option) for path, option in ((args.input, "--input"), (args.qrels, "--qrels"),
+                                                  (args.references, "--references")) if path]
+    check_inputs(named)
+    check_outputs([path for path, _ in named], output=args.output)
+    if args.references and not args.qrels:
+        raise CLIError("--references needs --qrels (the answers are reported beside the retrieval steps)")
     if args.bootstrap < 1:
         raise CLIError(f"--bootstrap must be at least 1, got {args.bootstrap}")
     fmt = output_format(args.format, args.output)
@@ -103,6 +132,7 @@ def cmd_traces(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         text = json.dumps(summary, indent=2) + "\n" if fmt == "json" else \
             _summary_text(summary["counts"], summary["missing"])
     else:
-        text = render_traces(_evaluate(args), fmt, args.by, args.bootstrap)
+        answers = _answers(args) if args.references else None
+        text = render_traces(_evaluate(args), fmt, args.by, args.bootstrap, answers)
     emit(text, args.output, stdout, stderr)
     return 0

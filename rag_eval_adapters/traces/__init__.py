@@ -12,6 +12,7 @@ OpenTelemetry SDK spans), and plain trace records.
 
 from __future__ import annotations
 
+from .answering import evaluate_trace_answers, read_trace_references
 from .comparing import TraceComparison, compare_traces, turn_scores
 from .conversations import ConversationReport, conversation_interval
 from .langsmith import read_runs, traces_from_runs
@@ -28,4 +29,5 @@ __all__ = [
     "read_traces", "trace_format", "traces_from_runs", "read_runs", "traces_from_spans", "read_otlp_json",
     "trace_from_record", "trace_record", "TraceQrels", "trace_qrels", "read_trace_qrels",
     "evaluate_traces", "TraceEvaluation", "compare_traces", "TraceComparison", "turn_scores", "ConversationReport", "conversation_interval", "TURN_FIGURES", "step_id", "turns", "answer_records", "turn_contexts",
+    "evaluate_trace_answers", "read_trace_references",
 ]
