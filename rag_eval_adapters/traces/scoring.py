@@ -167,7 +167,7 @@ class _TurnState:
     def __init__(self, qrels: TraceQrels, level: float, retriever: Retriever | None, batches: _Batches) -> None:
         self.qrels, self.level, self.retriever, self.batches = qrels, level, retriever, batches
         self.step_ids: list[str] = []
-        self.step_attributes: dict[str, dict[str, Any]] = {}
+        self.step_attributes: dict[str, tuple[Any, ...]] = {}  # compact rows, made dicts once, by the Report
         self.turn_rows: list[tuple[str, dict[str, Any], float, float, tuple[str, str] | str]] = []
         self.counts = dict.fromkeys(("traces", "turns", "retrieval_steps", "llm_steps", "tool_calls",
                                      "steps_without_qrels", "turns_without_qrels", "turn_index_from_input_order"), 0)
@@ -213,9 +213,8 @@ class _TurnState:
             return None
         qid = step_id(turn, step)
         self.step_ids.append(qid)
-        self.step_attributes[qid] = {"thread_id": turn.thread_id, "turn": turn.index, "step": step.index + 1,
-                                     "query": step.query, "trace_id": turn.trace.trace_id,
-                                     "rewritten": _norm(step.query) != _norm(turn.trace.question)}
+        self.step_attributes[qid] = (turn.thread_id, turn.index, step.index + 1, step.query, turn.trace.trace_id,
+                                     _norm(step.query) != _norm(turn.trace.question))
         if "ids" in step.missing:
             self.batches.errors[qid] = (f"retrieval step {step.index + 1} of turn {turn.key} has chunks without "
                                         "an id (the trace did not record them), so it cannot be judged by id")
@@ -251,7 +250,7 @@ class _TurnState:
         values = np.array([batches.scores[q] for q in scored], dtype=np.float64).reshape(len(scored), len(keys))
         errors: dict[Hashable, str] = {q: batches.errors[q] for q in self.step_ids if q in batches.errors}
         steps = ConversationReport(measures, scored, values, errors, None, self.level,
-                       {q: self.step_attributes[q] for q in self.step_ids})
+                       _AttributeRows(self.step_attributes))
         return TraceEvaluation(steps, self._turn_report(keys), dict(self.counts), dict(sorted(self.missing.items())))
 
     def _turn_report(self, keys: list[str]) -> ConversationReport:
@@ -270,6 +269,25 @@ class _TurnState:
         values = np.array(rows, dtype=np.float64).reshape(len(rows), len(columns))
         return ConversationReport(columns, [r[0] for r in self.turn_rows], values, None, None, self.level,
                       {r[0]: r[1] for r in self.turn_rows}, {c: u for c, u in unmeasured.items() if u})
+
+
+class _AttributeRows(Mapping[Hashable, Mapping[str, Any]]):
+    """The steps' attributes as ``{step id: {field: value}}``, each dict made when read (the Report keeps its own
+    copy), so only one set of dicts is ever held."""
+
+    FIELDS = ("thread_id", "turn", "step", "query", "trace_id", "rewritten")
+
+    def __init__(self, rows: dict[str, tuple[Any, ...]]) -> None:
+        self.rows = rows
+
+    def __getitem__(self, key: Hashable) -> dict[str, Any]:
+        return dict(zip(self.FIELDS, self.rows[key], strict=True))  # type: ignore[index]
+
+    def __iter__(self) -> Iterator[Hashable]:
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
 
 
 def _norm(text: str | None) -> str | None:
