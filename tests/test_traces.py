@@ -370,3 +370,18 @@ def test_cli_scores_each_turns_answer_against_its_reference(tmp_path):
     assert main(["traces", "-i", str(traces), "--qrels", str(tmp_path / "qrels.txt"), "--references",
                  str(tmp_path / "refs.jsonl")], stdout=io.StringIO(), stderr=err) == 2
     assert "refs.jsonl:1" in err.getvalue()
+
+
+def test_nested_langsmith_runs_without_trace_ids_stay_one_trace():
+    run = {"id": "r1", "run_type": "chain", "inputs": {"question": "q"}, "outputs": {"output": "a"},
+           "extra": {"metadata": {"session_id": "s"}},
+           "child_runs": [{"id": "r2", "run_type": "retriever", "inputs": {"query": "q"},
+                           "outputs": {"documents": [{"page_content": "x", "metadata": {"doc_id": "d1"}}]}},
+                          {"id": "r3", "run_type": "llm", "inputs": {"messages": [[{"role": "user", "content": "q"}]]},
+                           "outputs": {"generations": [[{"text": "a"}]]}, "extra": {"invocation_params":
+                                                                                   {"model": "m"}}}]}
+    [trace] = traces_from_runs([run])
+    assert (trace.trace_id, trace.thread_id, trace.question, trace.answer) == ("r1", "s", "q", "a")
+    assert [s.kind for s in trace.steps] == ["retrieval", "llm"] and trace.retrievals[0].ids == ["d1"]
+    assert trace.llm_steps[0].model == "m" and trace.llm_steps[0].input_messages == (("user", "q"),)
+    assert trace.retrievals[0].missing == ("scores",)

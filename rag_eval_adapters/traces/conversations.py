@@ -10,6 +10,7 @@ conversation bootstrap's.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
@@ -46,8 +47,10 @@ def conversation_interval(values: np.ndarray, clusters: list[Hashable], n_bootst
         with np.errstate(invalid="ignore", divide="ignore"):
             means[start:start + drawn.shape[0]] = (drawn @ sums) / (drawn @ counts)
     alpha = (1.0 - confidence) / 2.0
-    low = np.nanquantile(means, alpha, axis=0) if n_bootstrap else np.full(k, np.nan)
-    high = np.nanquantile(means, 1.0 - alpha, axis=0) if n_bootstrap else np.full(k, np.nan)
+    with warnings.catch_warnings():  # a column no conversation measured has no interval: NaN, left out by the caller
+        warnings.simplefilter("ignore", RuntimeWarning)
+        low = np.nanquantile(means, alpha, axis=0)
+        high = np.nanquantile(means, 1.0 - alpha, axis=0)
     return low, high
 
 

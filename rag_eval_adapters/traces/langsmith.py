@@ -43,20 +43,23 @@ def _seconds(value: Any) -> float:
 
 def run_spans(run: Any, where: str) -> Iterator[tuple[str, Span]]:
     """The run and every run nested in its ``child_runs`` as ``(where, span)`` pairs."""
-    stack = [run]
+    stack: list[tuple[Any, str | None, str | None]] = [(run, None, None)]
     while stack:
-        current = stack.pop()
+        current, trace_id, parent_id = stack.pop()
         try:
-            yield where, _span(current)
+            span = _span(current, trace_id, parent_id)
         except (TypeError, ValueError, AttributeError) as exc:
             raise ValueError(f"{where}: run {_get(current, 'id')!r} cannot be read: {exc}") from None
-        stack.extend(reversed(list(_get(current, "child_runs") or [])))
+        yield where, span
+        children = list(_get(current, "child_runs") or [])
+        stack.extend((child, span.trace_id, span.span_id) for child in reversed(children))
 
 
-def _span(run: Any) -> Span:
+def _span(run: Any, outer_trace: str | None = None, outer_parent: str | None = None) -> Span:
+    """A run as a span; a nested run without its own ``trace_id`` or ``parent_run_id`` takes its tree's."""
     run_id = str(_get(run, "id"))
-    trace_id = _get(run, "trace_id")
-    parent = _get(run, "parent_run_id")
+    trace_id = _get(run, "trace_id") or outer_trace
+    parent = _get(run, "parent_run_id") or outer_parent
     run_type = str(_get(run, "run_type") or "")
     inputs = _get(run, "inputs") or {}
     outputs = _get(run, "outputs") or {}
