@@ -246,12 +246,15 @@ class _TurnState:
         batches = self.batches
         measures = batches.measures if batches.measures is not None else parse_metrics(metrics)
         keys = batches.keys if batches.keys is not None else ConversationReport(measures, [], []).keys
+        turns = self._turn_report(keys)
         scored = [q for q in self.step_ids if q in batches.scores]
         values = np.array([batches.scores[q] for q in scored], dtype=np.float64).reshape(len(scored), len(keys))
+        batches.scores = {}  # held in ``values`` now: freed before the report's attributes are made
         errors: dict[Hashable, str] = {q: batches.errors[q] for q in self.step_ids if q in batches.errors}
         steps = ConversationReport(measures, scored, values, errors, None, self.level,
-                       _AttributeRows(self.step_attributes))
-        return TraceEvaluation(steps, self._turn_report(keys), dict(self.counts), dict(sorted(self.missing.items())))
+                                   _AttributeRows(self.step_attributes))
+        self.step_attributes = {}
+        return TraceEvaluation(steps, turns, dict(self.counts), dict(sorted(self.missing.items())))
 
     def _turn_report(self, keys: list[str]) -> ConversationReport:
         scores = self.batches.scores
