@@ -385,3 +385,23 @@ def test_nested_langsmith_runs_without_trace_ids_stay_one_trace():
     assert [s.kind for s in trace.steps] == ["retrieval", "llm"] and trace.retrievals[0].ids == ["d1"]
     assert trace.llm_steps[0].model == "m" and trace.llm_steps[0].input_messages == (("user", "q"),)
     assert trace.retrievals[0].missing == ("scores",)
+
+
+def test_judged_relevance_for_steps_through_fill_judgments(judge_server):
+    pytest.importorskip("openai")
+    from rag_eval_adapters.judges import LLMJudge, fill_judgments
+    from rag_eval_adapters.testsets import OpenAICompatibleLLM
+    from rag_eval_adapters.traces import judging_inputs
+
+    traces = [trace_from_record({"trace_id": "t", "thread_id": "c", "turn": 1, "question": "capital of France?",
+                                 "steps": [{"type": "retrieval", "query": "capital of France?", "ids": ["d1", "d2"],
+                                            "texts": [DOCS["d1"], DOCS["d2"]]}]}, "x")]
+    run, queries, documents = judging_inputs(traces)
+    assert run == {"capital of France?": {"d1": 1.0, "d2": 0.5}} and documents["d2"] == DOCS["d2"]
+    llm = OpenAICompatibleLLM(model="judge-model", base_url=judge_server.base_url, api_key=judge_server.api_key)
+    filled = fill_judgments({q: {} for q in run}, run, LLMJudge(llm, retry_base_delay=0.0), depth=2,
+                            queries=queries, documents=documents)
+    result = evaluate_traces(traces, filled.qrels, ["mrr", "ndcg@10"], relevance_level=2)
+    by_hand = evaluate(filled.qrels, {q: list(r) for q, r in run.items()}, ["mrr", "ndcg@10"], relevance_level=2)
+    assert len(judge_server.chat_requests) == 2 and result.steps.values.tolist() == by_hand.values.tolist()
+    assert result.steps.mean["mrr"] > 0  # the judge graded a retrieved chunk relevant

@@ -9,7 +9,7 @@ from typing import Any
 from ..jsonl import read_jsonl_objects
 from .model import RetrievalStep, Turn
 
-__all__ = ["TraceQrels", "trace_qrels", "read_trace_qrels"]
+__all__ = ["TraceQrels", "trace_qrels", "read_trace_qrels", "judging_inputs"]
 
 
 @dataclass
@@ -106,3 +106,22 @@ def _grades(obj: Mapping[str, Any], where: str) -> dict[str, float]:
             raise ValueError(f"{where}: the grade of {doc!r} must be a number, got {grade!r}")
         out[str(doc)] = float(grade)
     return out
+
+
+def judging_inputs(traces: Any) -> tuple[dict[str, dict[str, float]], dict[str, str], dict[str, str]]:
+    """``(run, queries, documents)`` of traces' retrieval steps for :func:`~rag_eval_adapters.judges.fill_judgments`:
+    the run keyed by each step's query text (``{query: {doc_id: score}}``, score ``1/rank`` in the order
+    returned; a query retrieved twice keeps its first ranking), ``queries`` each text to itself and
+    ``documents`` each recorded chunk id to its recorded text. The judged qrels it returns are keyed by query text,
+    which :func:`trace_qrels` reads as such. Steps without a query, and chunks without an id or text, are left out.
+    """
+    run: dict[str, dict[str, float]] = {}
+    documents: dict[str, str] = {}
+    for trace in traces:
+        for step in trace.retrievals:
+            if step.query is None or step.query in run:
+                continue
+            kept = [c for c in step.chunks if c.id is not None]
+            run[step.query] = {str(c.id): 1.0 / rank for rank, c in enumerate(kept, 1)}
+            documents.update({str(c.id): c.text for c in kept if c.text is not None})
+    return run, {q: q for q in run}, documents
