@@ -150,7 +150,7 @@ def test_jsonl_qrels_by_thread_and_turn(tmp_path):
         read_trace_qrels(path)
 
 
-def test_langsmith_run_trees_from_the_sdk_and_their_exported_json():
+def test_langsmith_run_trees_from_the_sdk_and_their_exported_json(tmp_path):
     run_trees = pytest.importorskip("langsmith.run_trees")
     traces = []
     for turn, (question, ids) in enumerate([("capital?", ["d2", "d1"]), ("tower?", ["d3"])], 1):
@@ -170,6 +170,12 @@ def test_langsmith_run_trees_from_the_sdk_and_their_exported_json():
     qrels = {"chat-9:1": {"d1": 1}, "chat-9:2": {"d3": 1}}
     a, b = (evaluate_traces(x, qrels, ["mrr"]) for x in (from_objects, from_json))
     assert a.steps.per_query == b.steps.per_query == {"chat-9:1#1": {"mrr": 0.5}, "chat-9:2#1": {"mrr": 1.0}}
+    path = tmp_path / "runs.jsonl"  # the export as a file, one run a line, read by rag-eval traces
+    path.write_text("".join(json.dumps(run) + "\n" for run in exported))
+    assert [trace_record(t) for t in read_traces(path)] == [trace_record(t) for t in from_json]
+    out = io.StringIO()
+    assert main(["traces", "-i", str(path)], stdout=out, stderr=io.StringIO()) == 0
+    assert "traces 2, turns 2, retrieval_steps 2" in out.getvalue()
 
 
 def test_answer_records_carry_the_turns_context_and_history():
