@@ -35,7 +35,7 @@ from ._progress import progress_enabled
 
 __all__ = ["main", "build_parser", "CLIError", "progress_enabled", "COMMANDS"]
 
-COMMANDS = ("evaluate", "compare", "generate", "answers", "judge", "bench", "demo", "meta-eval", "gate")
+COMMANDS = ("evaluate", "compare", "generate", "answers", "judge", "bench", "demo", "meta-eval", "gate", "traces")
 """The subcommands, each a module of this package (``-`` read as ``_``): its docstring's first line is the
 command's help, the rest its description, and ``add_arguments(parser)`` declares its options (and the function
 that runs it, as ``func``)."""

@@ -57,6 +57,7 @@ SYNONYMS: dict[str, str] = {
     "--model": "llm model", "--base-url": "embedder endpoint", "--embedding-model": "embedder",
     "--embed-model": "embedder", "--embedder-url": "embedder endpoint", "--metrics": "metric",
     "--labels": "human labels", "--labels-file": "human labels", "--corpus": "documents", "--docs": "documents",
+    "--by": "group by", "--group": "group by",
 }
 """another spelling -> the concept it would mean (old spellings and likely drift)."""
 
