@@ -103,6 +103,9 @@ def test_a_scorer_that_cannot_score_an_answer_drops_it_and_counts_it(answers):
         meta_evaluate_mtrag(subset, {"nan": lambda items: [float("nan")] * len(items)}, benchmark=(), n_bootstrap=0)
     with pytest.raises(ValueError, match="unknown label or group 'tone'"):
         meta_evaluate_mtrag(subset, {}, labels=["tone"], n_bootstrap=0)
+    lone = lambda items: [1.0] + [None] * (len(items) - 1)  # noqa: E731
+    with pytest.raises(ValueError, match=r"'lone' could score 1 items only; .* at least 2 \(29 dropped: unmeasured 29\)"):
+        meta_evaluate_mtrag(subset, {"lone": lone}, benchmark=(), n_bootstrap=0)  # as meta_evaluate says it
 
 
 def test_a_broken_copy_is_an_error_naming_the_answer(tmp_path):

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from .measure import Agreement, AgreementStats, Estimate, measure_agreement
-from .meta_eval import MetaEvaluation, answer_length
+from .meta_eval import MetaEvaluation, answer_length, scorer_agreements
 
 __all__ = ["MTRAGAnswer", "MTRAG_LABELS", "MTRAG_SCORES", "MTRAG_GROUPS", "MTRAGScorer", "load_mtrag",
            "mtrag_path", "mtrag_ceiling", "spearman_brown", "meta_evaluate_mtrag", "mtrag_metric_scorer",
@@ -277,8 +277,8 @@ def benchmark_scorer(name: str) -> MTRAGScorer:
     return lambda answers: [a.scores.get(name) for a in answers]
 
 
-def _scored(answers: Sequence[MTRAGAnswer], scorer: MTRAGScorer, name: str) -> tuple[list[int], list[float], dict]:
-    """The indices and scores of the answers the scorer scored, and what it dropped (with the reasons)."""
+def _scored(answers: Sequence[MTRAGAnswer], scorer: MTRAGScorer, name: str) -> tuple[list[float], list[int], dict]:
+    """The scores and indices of the answers the scorer scored, and what it dropped (with the reasons)."""
     given = list(scorer(answers))
     if len(given) != len(answers):
         raise ValueError(f"scorer {name!r} returned {len(given)} scores for {len(answers)} answers")
@@ -294,7 +294,7 @@ def _scored(answers: Sequence[MTRAGAnswer], scorer: MTRAGScorer, name: str) -> t
         kept.append(i)
         values.append(float(v))
     lost = len(answers) - len(kept)
-    return kept, values, {"questions": lost, "judgements": lost, "reasons": reasons} if lost else {}
+    return values, kept, {"questions": lost, "judgements": lost, "reasons": reasons} if lost else {}
 
 
 def meta_evaluate_mtrag(
@@ -351,15 +351,9 @@ def meta_evaluate_mtrag(
     opts: dict[str, Any] = {"n_bootstrap": n_bootstrap, "confidence": confidence, "seed": seed}
     results: dict[str, dict[str, Agreement]] = {
         SPEARMAN_BROWN.format(k=3): {k: spearman_brown(answers, k, 3, groups=groups, **opts) for k in labels}}
-    dropped: dict[str, dict[str, Any]] = {}
-    for name, scorer in chosen.items():
-        kept, values, lost = _scored(answers, scorer, name)
-        if lost:
-            dropped[name] = lost
-        if len(kept) < 2:
-            raise ValueError(f"scorer {name!r} scored {len(kept)} answers; its agreement needs at least 2")
-        results[name] = {k: measure_agreement(values, [answers[i].rating(k) for i in kept], kind="pointwise",
-                                              groups=[groups[i] for i in kept] if groups else None, scorer=name,
-                                              **opts) for k in labels}
+    scored, dropped = scorer_agreements(
+        chosen, lambda name, scorer: _scored(answers, scorer, name),
+        lambda i, label: answers[i].rating(label), labels, kind="pointwise", groups=groups, **opts)
+    results.update(scored)
     ceiling = {k: mtrag_ceiling(answers, k, groups=groups, **opts) for k in labels}
     return MetaEvaluation(list(labels), results, ceiling, base, len(answers), len(answers), source, dropped)
