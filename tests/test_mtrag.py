@@ -38,25 +38,27 @@ def answers():
 def test_the_file_its_license_and_notice_ship(answers):
     assert "Apache License" in mtrag_path("LICENSE").read_text("utf-8")
     assert "IBM" in mtrag_path("NOTICE").read_text("utf-8")
-    assert (len(answers), len({a.task_id for a in answers})) == (477, 159)
+    assert (len(answers), len({a.task.task_id for a in answers})) == (477, 159)
     assert Counter(a.model_id for a in answers) == {"reference": 159, "llama-3.1-405b-instruct": 159, "gpt-4o": 159}
-    assert sum(bool(a.contexts) for a in answers) == 450
-    assert Counter(a.domain for a in answers) == {"ibmcloud": 129, "clapnq": 123, "fiqa": 114, "govt": 111}
-    assert Counter(a.answerability for a in answers) == {"answerable": 405, "partial": 45, "unanswerable": 21,
+    assert sum(bool(a.task.contexts) for a in answers) == 450
+    assert Counter(a.task.domain for a in answers) == {"ibmcloud": 129, "clapnq": 123, "fiqa": 114, "govt": 111}
+    assert Counter(a.task.answerability for a in answers) == {"answerable": 405, "partial": 45, "unanswerable": 21,
                                                          "conversational": 6}
-    assert all(a.conversation[-1][0] == "user" for a in answers)
-    assert max(len(a.conversation) for a in answers) == 23
-    assert all(len(a.conversation) == 2 * a.turn - 1 for a in answers)  # user and agent turns alternate
+    assert all(a.task.conversation[-1][0] == "user" for a in answers)
+    assert max(len(a.task.conversation) for a in answers) == 23
+    assert all(len(a.task.conversation) == 2 * a.task.turn - 1 for a in answers)  # user and agent turns alternate
     assert Counter(len(a.ratings["faithfulness"]) for a in answers) == {3: 465, 2: 12}
+    assert len({id(a.task) for a in answers}) == 159  # a task read once, shared by its three answers
+    assert answers[0].group("model") == answers[0].model_id and answers[0].group("turn") == str(answers[0].task.turn)
     assert answers[0].scores["rl_f"] == pytest.approx(0.7142857142857143)
 
 
 def test_a_record_carries_the_passages_and_the_conversation(answers):
-    multi = next(a for a in answers if len(a.conversation) > 2 and a.contexts)
+    multi = next(a for a in answers if len(a.task.conversation) > 2 and a.task.contexts)
     record = multi.record()
-    assert record["contexts"][0] == {"chunk_id": multi.contexts[0][0], "text": multi.contexts[0][1]}
-    assert record["conversation"][-1] == {"speaker": "user", "text": multi.question}
-    assert record["question"].startswith("user: ") and record["question"].endswith(multi.question)
+    assert record["contexts"][0] == {"chunk_id": multi.task.contexts[0][0], "text": multi.task.contexts[0][1]}
+    assert record["conversation"][-1] == {"speaker": "user", "text": multi.task.question}
+    assert record["question"].startswith("user: ") and record["question"].endswith(multi.task.question)
 
 
 def test_one_rating_against_the_mean_of_the_others_is_0_515(answers):
@@ -80,9 +82,9 @@ def test_the_mean_of_three_by_spearman_brown(answers):
 
 def test_lexical_grounding_reaches_0_63_with_the_mean_faithfulness(answers):
     human = np.array([a.rating("faithfulness") for a in answers])
-    lexical = np.array([lexical_grounding(a.answer, [t for _, t in a.contexts]) for a in answers])
+    lexical = np.array([lexical_grounding(a.answer, [t for _, t in a.task.contexts]) for a in answers])
     ragas = np.array([a.scores["rl_f"] for a in answers])
-    has = np.array([bool(a.contexts) for a in answers])
+    has = np.array([bool(a.task.contexts) for a in answers])
     assert stats.spearmanr(lexical, human)[0] >= 0.63 > stats.spearmanr(ragas, human)[0]
     assert stats.spearmanr(lexical[has], human[has])[0] >= 0.63 > stats.spearmanr(ragas[has], human[has])[0]
     m = meta_evaluate_mtrag(answers, {"lexical": mtrag_metric_scorer("grounding_lexical")}, benchmark=["rl_f"],
@@ -103,6 +105,9 @@ def test_a_scorer_that_cannot_score_an_answer_drops_it_and_counts_it(answers):
         meta_evaluate_mtrag(subset, {"nan": lambda items: [float("nan")] * len(items)}, benchmark=(), n_bootstrap=0)
     with pytest.raises(ValueError, match="unknown label or group 'tone'"):
         meta_evaluate_mtrag(subset, {}, labels=["tone"], n_bootstrap=0)
+    lone = lambda items: [1.0] + [None] * (len(items) - 1)  # noqa: E731
+    with pytest.raises(ValueError, match=r"'lone' could score 1 items only; .* at least 2 \(29 dropped: unmeasured 29\)"):
+        meta_evaluate_mtrag(subset, {"lone": lone}, benchmark=(), n_bootstrap=0)  # as meta_evaluate says it
 
 
 def test_a_broken_copy_is_an_error_naming_the_answer(tmp_path):

@@ -411,3 +411,38 @@ def test_judged_relevance_for_steps_through_fill_judgments(judge_server):
     by_hand = evaluate(filled.qrels, {q: list(r) for q, r in run.items()}, ["mrr", "ndcg@10"], relevance_level=2)
     assert len(judge_server.chat_requests) == 2 and result.steps.values.tolist() == by_hand.values.tolist()
     assert result.steps.mean["mrr"] > 0  # the judge graded a retrieved chunk relevant
+
+
+@pytest.mark.parametrize("option", [["-m", "ndcg@x"], ["--k", "0"], ["--relevance-level", "high"]])
+def test_cli_metric_options_are_evaluates_with_the_same_errors(tmp_path, option):
+    traces = tmp_path / "traces.jsonl"
+    traces.write_text("".join(json.dumps(r) + "\n" for r in _records()))
+    (tmp_path / "qrels.txt").write_text("chat:7:1 0 b 1\nchat:7:2 0 z 1\n")
+    (tmp_path / "run.txt").write_text("chat:7:1 Q0 b 1 1.0 r\n")
+    errors = []
+    for argv in (["traces", "-i", str(traces)], ["traces", "-i", str(traces), "--qrels", str(tmp_path / "qrels.txt")],
+                 ["evaluate", "--qrels", str(tmp_path / "qrels.txt"), "--run", str(tmp_path / "run.txt")]):
+        err = io.StringIO()
+        assert main(argv + option, stdout=io.StringIO(), stderr=err) == 2  # checked before reading, --qrels or not
+        errors.append(err.getvalue())
+    assert errors[0] == errors[1] == errors[2] != ""
+
+
+def test_cli_metric_cutoffs_and_help_as_evaluates(tmp_path, capsys):
+    traces = tmp_path / "traces.jsonl"
+    traces.write_text("".join(json.dumps(r) + "\n" for r in _records()))
+    (tmp_path / "qrels.txt").write_text("chat:7:1 0 b 1\nchat:7:2 0 z 1\n")
+    out = io.StringIO()
+    assert main(["traces", "-i", str(traces), "--qrels", str(tmp_path / "qrels.txt"), "-m", "ndcg,mrr",
+                 "--k", "1,10", "--format", "json"], stdout=out, stderr=io.StringIO()) == 0
+    assert list(json.loads(out.getvalue())["steps"]["mean"]) == ["ndcg@1", "ndcg@10", "mrr@1", "mrr@10"]
+    helps = []
+    for command in ("traces", "evaluate"):
+        out = io.StringIO()
+        try:
+            main([command, "--help"], stdout=out, stderr=io.StringIO())
+        except SystemExit:
+            pass
+        text = " ".join((out.getvalue() + capsys.readouterr().out).split())
+        helps.append(text[text.index("-m METRIC, --metric METRIC"):text.index("nDCG uses the raw grades")])
+    assert helps[0] == helps[1]

@@ -34,7 +34,16 @@ from .meta_eval import (
     pairwise_differences,
     scored_pairs,
 )
-from .mtrag import MTRAG_LABELS, MTRAGAnswer, load_mtrag, meta_evaluate_mtrag, mtrag_ceiling, mtrag_path, spearman_brown
+from .mtrag import (
+    MTRAG_LABELS,
+    MTRAGAnswer,
+    MTRAGTask,
+    load_mtrag,
+    meta_evaluate_mtrag,
+    mtrag_ceiling,
+    mtrag_path,
+    spearman_brown,
+)
 from .ragchecker import RAGCHECKER_LABELS, PairwiseJudgement, load_ragchecker, ragchecker_path
 from .stats import accuracy, cohen_kappa, confusion_matrix, kendall_tau_b, pearson, spearman
 from .swap import SwapConsistency, position_swap_consistency
@@ -68,6 +77,7 @@ __all__ = [
     "load_mtrag",
     "mtrag_path",
     "MTRAGAnswer",
+    "MTRAGTask",
     "MTRAG_LABELS",
     "meta_evaluate_mtrag",
     "mtrag_ceiling",

@@ -28,7 +28,7 @@ from .measure import Agreement, measure_agreement
 from .ragchecker import PairwiseJudgement
 
 __all__ = ["Scorer", "AnswerScorer", "answer_length", "BASELINES", "MetaEvaluation", "meta_evaluate",
-           "meta_evaluate_scores", "annotator_ceiling", "pairwise_differences", "scored_pairs"]
+           "meta_evaluate_scores", "annotator_ceiling", "pairwise_differences", "scored_pairs", "scorer_agreements"]
 
 Scorer = Callable[[Sequence[str], Sequence[str], Sequence[str]], Sequence[Any] | np.ndarray]
 """``scorer(answers, references, queries)``: one score per answer (``None``, or a result with ``score`` None and
@@ -256,26 +256,73 @@ def meta_evaluate(
                 base_names.append(name)
     groups = [j.group for j in judgements]
     clusters = [j.item_id for j in judgements]
-    results: dict[str, dict[str, Agreement]] = {}
-    dropped: dict[str, dict[str, Any]] = {}
-    for name, scorer in chosen.items():
-        diff, kept, lost = scored_pairs(judgements, scorer)
-        if lost["questions"]:
-            dropped[name] = lost
-        if kept.size < 2:
-            raise ValueError(f"scorer {name!r} could score both answers of {kept.size} judgements only; its "
-                             f"agreement needs at least 2 ({lost['questions']} questions dropped: "
-                             f"{', '.join(f'{k} {v}' for k, v in lost['reasons'].items())})")
-        results[name] = {
-            label: measure_agreement(diff, [judgements[i].labels[label] for i in kept], kind="pairwise",
-                                     groups=[groups[i] for i in kept], clusters=[clusters[i] for i in kept],
-                                     scorer=name, n_bootstrap=n_bootstrap, confidence=confidence, seed=seed)
-            for label in labels
-        }
+    results, dropped = scorer_agreements(
+        chosen, lambda name, scorer: scored_pairs(judgements, scorer),
+        lambda i, label: judgements[i].labels[label], labels, kind="pairwise", groups=groups, clusters=clusters,
+        n_bootstrap=n_bootstrap, confidence=confidence, seed=seed)
     ceiling = {label: annotator_ceiling(judgements, label, n_bootstrap=n_bootstrap, confidence=confidence, seed=seed)
                for label in labels}
     return MetaEvaluation(labels, results, ceiling, base_names, len(judgements), len(set(clusters)), source,
                           dropped)
+
+
+def scorer_agreements(
+    scorers: Mapping[str, Any],
+    score: Callable[[str, Any], tuple[Sequence[float] | np.ndarray, Sequence[int] | np.ndarray, Mapping[str, Any]]],
+    label_of: Callable[[int, str], float],
+    labels: Sequence[str],
+    *,
+    kind: str,
+    groups: Sequence[Any] | None = None,
+    clusters: Sequence[Any] | None = None,
+    **resampling: Any,
+) -> tuple[dict[str, dict[str, Agreement]], dict[str, dict[str, Any]]]:
+    """Each scorer's agreement with each label, over the items it could score; what each scorer dropped.
+
+    Parameters
+    ----------
+    scorers : mapping
+        Name -> scorer, passed to ``score``.
+    score : callable
+        ``score(name, scorer) -> (values, kept, dropped)``: the values of the items the scorer scored, their indices, and
+        what it dropped (``{"questions": n, ...}``, empty or zero when nothing), as :func:`scored_pairs`.
+    label_of : callable
+        ``label_of(index, label)``: the human value of an item.
+    labels : sequence of str
+        The labels to measure against.
+    kind, groups, clusters, resampling
+        :func:`~rag_eval_adapters.agreement.measure_agreement`'s (``groups`` and ``clusters`` one per item, kept
+        with the items scored; ``resampling``: ``n_bootstrap``, ``confidence``, ``seed``).
+
+    Returns
+    -------
+    results : dict
+        ``{scorer: {label: Agreement}}``.
+    dropped : dict
+        ``{scorer: dropped}`` of the scorers that dropped any item.
+
+    Raises
+    ------
+    ValueError
+        A scorer that scored fewer than 2 items.
+    """
+    results: dict[str, dict[str, Agreement]] = {}
+    dropped: dict[str, dict[str, Any]] = {}
+    for name, scorer in scorers.items():
+        values, kept, lost = score(name, scorer)
+        if lost and lost.get("questions"):
+            dropped[name] = dict(lost)
+        if len(kept) < 2:
+            reasons = ", ".join(f"{k} {v}" for k, v in (lost or {}).get("reasons", {}).items())
+            raise ValueError(f"scorer {name!r} could score {len(kept)} items only; its agreement needs at least 2 "
+                             f"({(lost or {}).get('questions', 0)} dropped: {reasons or 'none'})")
+        results[name] = {
+            label: measure_agreement(values, [label_of(i, label) for i in kept], kind=kind,
+                                     groups=[groups[i] for i in kept] if groups is not None else None,
+                                     clusters=[clusters[i] for i in kept] if clusters is not None else None,
+                                     scorer=name, **resampling)
+            for label in labels}
+    return results, dropped
 
 
 def meta_evaluate_scores(

@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 
 from .measure import Agreement, AgreementStats, Estimate, measure_agreement
-from .meta_eval import MetaEvaluation, answer_length
+from .meta_eval import MetaEvaluation, answer_length, scorer_agreements
 
-__all__ = ["MTRAGAnswer", "MTRAG_LABELS", "MTRAG_SCORES", "MTRAG_GROUPS", "MTRAGScorer", "load_mtrag",
+__all__ = ["MTRAGAnswer", "MTRAGTask", "MTRAG_LABELS", "MTRAG_SCORES", "MTRAG_GROUPS", "MTRAGScorer", "load_mtrag",
            "mtrag_path", "mtrag_ceiling", "spearman_brown", "meta_evaluate_mtrag", "mtrag_metric_scorer",
            "mtrag_judge_scorer", "benchmark_scorer", "SPEARMAN_BROWN"]
 
@@ -51,32 +51,27 @@ _FILE = "reference_subset_with_human_evaluations.json.gz"
 
 
 @dataclass(frozen=True)
-class MTRAGAnswer:
-    """One rated answer: the conversation, its passages, the answer and its ratings.
+class MTRAGTask:
+    """One task: a turn of a conversation, its passages and reference answer, which three answers answer.
 
     Attributes
     ----------
-    item_id : str
-        ``task_id`` and ``model_id`` joined by ``"::"`` (unique).
+    task_id : str
+        The file's ``task_id``.
     conversation : tuple of (speaker, text)
         The turns so far, ``user`` and ``agent`` alternating, ending with the user's question.
     contexts : tuple of (document_id, text)
         The reference passages (none for the 9 unanswerable or conversational tasks).
-    ratings : dict
-        Label (:data:`MTRAG_LABELS`) -> {annotator id: rating}.
-    scores : dict
-        The benchmark's own scores (:data:`MTRAG_SCORES`) present for this answer.
+    reference : str
+        The reference answer.
+    domain, turn, answerability, question_type, multi_turn
+        What the statistics can be grouped by (:data:`MTRAG_GROUPS`, with ``passages``).
     """
 
-    item_id: str
     task_id: str
-    model_id: str
     conversation: tuple[tuple[str, str], ...] = field(repr=False)
     contexts: tuple[tuple[str, str], ...] = field(repr=False)
     reference: str = field(repr=False)
-    answer: str = field(repr=False)
-    ratings: dict[str, dict[str, float]] = field(repr=False)
-    scores: dict[str, float] = field(repr=False)
     domain: str = ""
     turn: int = 1
     answerability: str = ""
@@ -85,7 +80,7 @@ class MTRAGAnswer:
 
     @property
     def question(self) -> str:
-        """The user's last turn (the question this answer answers)."""
+        """The user's last turn (the question the answers answer)."""
         return self.conversation[-1][1]
 
     @property
@@ -93,10 +88,38 @@ class MTRAGAnswer:
         """``"with passages"`` or ``"no passages"`` (a group of :func:`meta_evaluate_mtrag`)."""
         return "with passages" if self.contexts else "no passages"
 
-    @property
-    def model(self) -> str:
-        """The answering model (a group of :func:`meta_evaluate_mtrag`)."""
-        return self.model_id
+
+@dataclass(frozen=True)
+class MTRAGAnswer:
+    """One rated answer to a task (the task shared by its three answers).
+
+    Attributes
+    ----------
+    item_id : str
+        ``task_id`` and ``model_id`` joined by ``"::"`` (unique).
+    task : MTRAGTask
+        The conversation, its passages and reference answer, and the task's groups.
+    model_id : str
+        The answering model.
+    answer : str
+        The answer.
+    ratings : dict
+        Label (:data:`MTRAG_LABELS`) -> {annotator id: rating}.
+    scores : dict
+        The benchmark's own scores (:data:`MTRAG_SCORES`) present for this answer.
+    """
+
+    item_id: str
+    task: MTRAGTask
+    model_id: str
+    answer: str = field(repr=False)
+    ratings: dict[str, dict[str, float]] = field(repr=False)
+    scores: dict[str, float] = field(repr=False)
+
+    def group(self, name: str) -> str:
+        """The answer's value of the group ``name`` (:data:`MTRAG_GROUPS`): ``model`` is its model, the others the
+        task's."""
+        return self.model_id if name == "model" else str(getattr(self.task, name))
 
     def rating(self, label: str) -> float:
         """The mean of the people's ratings of ``label``."""
@@ -106,11 +129,12 @@ class MTRAGAnswer:
         """The answer as a record of :func:`~rag_eval_adapters.answers.evaluate_answers`: ``prediction``,
         ``reference``, ``contexts`` as ``{chunk_id, text}``, ``conversation`` and ``question`` (the whole
         conversation as text when it has more than one turn, so a judge sees what "it" refers to)."""
-        question = self.question if len(self.conversation) == 1 else "\n".join(
-            f"{speaker}: {text}" for speaker, text in self.conversation)
-        return {"query_id": self.item_id, "prediction": self.answer, "reference": self.reference,
-                "contexts": [{"chunk_id": d, "text": t} for d, t in self.contexts], "question": question,
-                "conversation": [{"speaker": s, "text": t} for s, t in self.conversation]}
+        task = self.task
+        question = task.question if len(task.conversation) == 1 else "\n".join(
+            f"{speaker}: {text}" for speaker, text in task.conversation)
+        return {"query_id": self.item_id, "prediction": self.answer, "reference": task.reference,
+                "contexts": [{"chunk_id": d, "text": t} for d, t in task.contexts], "question": question,
+                "conversation": [{"speaker": s, "text": t} for s, t in task.conversation]}
 
 
 def mtrag_path(name: str = _FILE) -> Path:
@@ -134,24 +158,35 @@ def _ratings(annotations: Mapping[str, Any], where: str) -> dict[str, dict[str, 
     return out
 
 
-def _answer(row: Mapping[str, Any], tasks: Mapping[str, Any], docs: Mapping[str, str], where: str) -> MTRAGAnswer:
+def _task(task: Mapping[str, Any], docs: Mapping[str, str]) -> MTRAGTask:
+    """A task of the file, its passages' texts looked up in ``docs``; raises KeyError or ValueError."""
+    missing = [c["document_id"] for c in task.get("contexts", []) if c["document_id"] not in docs]
+    if missing:
+        raise ValueError(f"passage {missing[0]!r} is not among the documents")
+    return MTRAGTask(
+        str(task["task_id"]), tuple((str(t["speaker"]), str(t["text"])) for t in task["input"]),
+        tuple((c["document_id"], docs[c["document_id"]]) for c in task.get("contexts", [])),
+        str(task["targets"][0]["text"]), str(task.get("Collection", "")).removeprefix("mt-rag-").split("-")[0],
+        int(task.get("Turn", 1)), ",".join(task.get("Answerability", [])).lower(),
+        ",".join(task.get("Question Type", [])).lower(), ",".join(task.get("Multi-Turn", [])).lower() or "none")
+
+
+def _answer(row: Mapping[str, Any], tasks: dict[str, Any], docs: Mapping[str, str], where: str) -> MTRAGAnswer:
+    """An evaluation row of the file, its task read once (``tasks`` holds the file's tasks, replaced by their
+    :class:`MTRAGTask` when first read)."""
     task = tasks.get(str(row.get("task_id")))
     if task is None:
         raise ValueError(f"{where}: task_id {row.get('task_id')!r} is not among the tasks")
-    missing = [c["document_id"] for c in task.get("contexts", []) if c["document_id"] not in docs]
-    if missing:
-        raise ValueError(f"{where}: passage {missing[0]!r} is not among the documents")
+    if not isinstance(task, MTRAGTask):
+        try:
+            task = tasks[str(row["task_id"])] = _task(task, docs)
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
     annotations = row.get("annotations") or {}
     scores = {k: float(annotations[k][s]["value"]) for k in MTRAG_SCORES for s in ("system", "composite")
               if s in annotations.get(k, {})}
-    domain = str(task.get("Collection", "")).removeprefix("mt-rag-").split("-")[0]
-    return MTRAGAnswer(
-        f"{row['task_id']}::{row['model_id']}", str(row["task_id"]), str(row["model_id"]),
-        tuple((str(t["speaker"]), str(t["text"])) for t in task["input"]),
-        tuple((c["document_id"], docs[c["document_id"]]) for c in task.get("contexts", [])),
-        str(task["targets"][0]["text"]), str(row["model_response"]), _ratings(annotations, where), scores,
-        domain, int(task.get("Turn", 1)), ",".join(task.get("Answerability", [])).lower(),
-        ",".join(task.get("Question Type", [])).lower(), ",".join(task.get("Multi-Turn", [])).lower() or "none")
+    return MTRAGAnswer(f"{row['task_id']}::{row['model_id']}", task, str(row["model_id"]),
+                       str(row["model_response"]), _ratings(annotations, where), scores)
 
 
 def load_mtrag(path: str | Path | None = None) -> list[MTRAGAnswer]:
@@ -277,8 +312,8 @@ def benchmark_scorer(name: str) -> MTRAGScorer:
     return lambda answers: [a.scores.get(name) for a in answers]
 
 
-def _scored(answers: Sequence[MTRAGAnswer], scorer: MTRAGScorer, name: str) -> tuple[list[int], list[float], dict]:
-    """The indices and scores of the answers the scorer scored, and what it dropped (with the reasons)."""
+def _scored(answers: Sequence[MTRAGAnswer], scorer: MTRAGScorer, name: str) -> tuple[list[float], list[int], dict]:
+    """The scores and indices of the answers the scorer scored, and what it dropped (with the reasons)."""
     given = list(scorer(answers))
     if len(given) != len(answers):
         raise ValueError(f"scorer {name!r} returned {len(given)} scores for {len(answers)} answers")
@@ -294,7 +329,7 @@ def _scored(answers: Sequence[MTRAGAnswer], scorer: MTRAGScorer, name: str) -> t
         kept.append(i)
         values.append(float(v))
     lost = len(answers) - len(kept)
-    return kept, values, {"questions": lost, "judgements": lost, "reasons": reasons} if lost else {}
+    return values, kept, {"questions": lost, "judgements": lost, "reasons": reasons} if lost else {}
 
 
 def meta_evaluate_mtrag(
@@ -342,7 +377,7 @@ def meta_evaluate_mtrag(
     if unknown:
         raise ValueError(f"unknown label or group {unknown[0]!r}; labels: {', '.join(MTRAG_LABELS)}; groups: "
                          f"{', '.join(MTRAG_GROUPS)}")
-    groups = [str(getattr(a, group_by)) for a in answers] if group_by else None
+    groups = [a.group(group_by) for a in answers] if group_by else None
     chosen: dict[str, MTRAGScorer] = dict(scorers)
     chosen.update({f"benchmark: {n} ({MTRAG_SCORES[n]})": benchmark_scorer(n) for n in benchmark or ()})
     base = ["answer_length"] if baselines and "answer_length" not in chosen else []
@@ -351,15 +386,9 @@ def meta_evaluate_mtrag(
     opts: dict[str, Any] = {"n_bootstrap": n_bootstrap, "confidence": confidence, "seed": seed}
     results: dict[str, dict[str, Agreement]] = {
         SPEARMAN_BROWN.format(k=3): {k: spearman_brown(answers, k, 3, groups=groups, **opts) for k in labels}}
-    dropped: dict[str, dict[str, Any]] = {}
-    for name, scorer in chosen.items():
-        kept, values, lost = _scored(answers, scorer, name)
-        if lost:
-            dropped[name] = lost
-        if len(kept) < 2:
-            raise ValueError(f"scorer {name!r} scored {len(kept)} answers; its agreement needs at least 2")
-        results[name] = {k: measure_agreement(values, [answers[i].rating(k) for i in kept], kind="pointwise",
-                                              groups=[groups[i] for i in kept] if groups else None, scorer=name,
-                                              **opts) for k in labels}
+    scored, dropped = scorer_agreements(
+        chosen, lambda name, scorer: _scored(answers, scorer, name),
+        lambda i, label: answers[i].rating(label), labels, kind="pointwise", groups=groups, **opts)
+    results.update(scored)
     ceiling = {k: mtrag_ceiling(answers, k, groups=groups, **opts) for k in labels}
     return MetaEvaluation(list(labels), results, ceiling, base, len(answers), len(answers), source, dropped)

@@ -1,4 +1,4 @@
-"""The metric options of ``rag-eval evaluate`` and ``compare``: ``-m``, ``--k``, ``--relevance-level``,
+"""The metric options of ``rag-eval evaluate``, ``compare`` and ``traces``: ``-m``, ``--k``, ``--relevance-level``,
 ``--sort-by``. Each metric name is read once, into a metric object of the registry, and used as that object
 from then on (scoring, sorting, rendering)."""
 
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ..measures import Metric
 
 __all__ = ["DEFAULT_K", "default_metrics", "MetricOption", "resolve_metrics", "parse_ks", "relevance_level",
-           "check_sort_by"]
+           "check_sort_by", "add_metric_options", "read_metric_options"]
 
 DEFAULT_K = (1, 3, 5, 10, 20)
 
@@ -37,6 +37,29 @@ class MetricOption(argparse._AppendAction):
     @help.setter
     def help(self, value: str) -> None:
         self._help = value
+
+
+def add_metric_options(p: argparse.ArgumentParser) -> None:
+    """Declare ``-m/--metric``, ``--k`` and ``--relevance-level`` as every command scoring rankings names them
+    (read back with :func:`read_metric_options`)."""
+    p.add_argument("-m", "--metric", action=MetricOption, metavar="METRIC",
+                   help="metric to compute, e.g. ndcg@10, ap, mrr, precision@5, hit_rate_granular@3, or "
+                        "trec_eval/ir_measures names (P_5, ndcg_cut_10, nDCG@10, P(rel=2)@5); reported under "
+                        "the name given (repeatable, or comma-separated); default: {defaults} at every --k")
+    p.add_argument("--k", metavar="K,K,...",
+                   help="cutoffs, comma-separated (default 1,3,5,10,20); with -m, expands metrics "
+                        "given without @k")
+    p.add_argument("--relevance-level", default="1", metavar="N",
+                   help="lowest grade that counts as relevant (default 1; any number: a judged document is "
+                        "relevant when its grade is at least N, an unjudged one never is); nDCG uses the raw grades")
+
+
+def read_metric_options(args: argparse.Namespace) -> list[Metric]:
+    """The metric objects of the options :func:`add_metric_options` declares (``-m`` at every ``--k``), checked
+    before any reading; ``args.relevance_level`` is replaced by its checked number. Raises CLIError."""
+    metrics = resolve_metrics(args.metric, parse_ks(args.k))
+    args.relevance_level = relevance_level(args.relevance_level)
+    return metrics
 
 
 def _parse(name: str) -> Metric:

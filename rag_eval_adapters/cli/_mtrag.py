@@ -71,8 +71,8 @@ def run_mtrag(args: argparse.Namespace, fmt: str, statistics: list[str], stdout:
     answers = load_mtrag()
     if args.limit is not None:
         check_count(args.limit, "--limit", minimum=1)
-        tasks = list(dict.fromkeys(a.task_id for a in answers))[:args.limit]
-        answers = [a for a in answers if a.task_id in set(tasks)]
+        tasks = list(dict.fromkeys(a.task.task_id for a in answers))[:args.limit]
+        answers = [a for a in answers if a.task.task_id in set(tasks)]
     scorers = _scorers(args)
     try:
         result = meta_evaluate_mtrag(answers, scorers, labels=labels, group_by=args.group_by or "passages",

@@ -9,7 +9,7 @@ from typing import Any
 
 from ._errors import CLIError, one_line
 from ._io import check_inputs, check_outputs, output_format, read_input
-from ._metrics import MetricOption, parse_ks, relevance_level, resolve_metrics
+from ._metrics import add_metric_options, read_metric_options
 from ._output import FORMATS
 from ._progress import Steps
 
@@ -76,9 +76,7 @@ def check_scoring_args(args: argparse.Namespace) -> tuple[str, list[Any]]:
     check_inputs(inputs)
     check_outputs([path for path, _ in inputs], output=args.output, plot=args.plot)
     fmt = output_format(args.format, args.output)
-    metrics = resolve_metrics(args.metric, parse_ks(args.k))
-    args.relevance_level = relevance_level(args.relevance_level)
-    return fmt, metrics
+    return fmt, read_metric_options(args)
 
 
 def run_name(path: str, taken: set[str]) -> str:
@@ -96,16 +94,7 @@ def add_scoring_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--qrels", required=True, metavar="FILE",
                    help="judgments: TREC qrels (qid iter doc grade), JSONL, BEIR TSV or a CSV/Parquet table; "
                         ".gz allowed; - reads standard input")
-    p.add_argument("-m", "--metric", action=MetricOption, metavar="METRIC",
-                   help="metric to compute, e.g. ndcg@10, ap, mrr, precision@5, hit_rate_granular@3, or "
-                        "trec_eval/ir_measures names (P_5, ndcg_cut_10, nDCG@10, P(rel=2)@5); reported under "
-                        "the name given (repeatable, or comma-separated); default: {defaults} at every --k")
-    p.add_argument("--k", metavar="K,K,...",
-                   help="cutoffs, comma-separated (default 1,3,5,10,20); with -m, expands metrics "
-                        "given without @k")
-    p.add_argument("--relevance-level", default="1", metavar="N",
-                   help="lowest grade that counts as relevant (default 1; any number: a judged document is "
-                        "relevant when its grade is at least N, an unjudged one never is); nDCG uses the raw grades")
+    add_metric_options(p)
     p.add_argument("--format", choices=FORMATS, default=None,
                    help="output format (default: by the --output extension .json, .csv, .md or .html, else table); "
                         "html: one self-contained page (report.html)")

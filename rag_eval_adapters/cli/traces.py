@@ -14,7 +14,7 @@ from typing import Any, TextIO
 
 from ._errors import CLIError, one_line
 from ._io import check_inputs, check_outputs, output_format
-from ._metrics import relevance_level, resolve_metrics
+from ._metrics import add_metric_options, read_metric_options
 from ._output import emit
 
 __all__ = ["add_arguments", "cmd_traces"]
@@ -28,10 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--qrels", metavar="FILE",
                    help="judgments: TREC qrels whose query id is <thread_id>:<turn> (split at the last colon) "
                         "or a step's query text, or JSONL {thread_id, turn, doc_id, relevance}")
-    p.add_argument("-m", "--metric", action="append", metavar="METRIC",
-                   help="a retrieval metric (repeatable or comma-separated; default: evaluate's)")
-    p.add_argument("--k", metavar="K[,K...]", help="cutoffs for the metrics named without one")
-    p.add_argument("--relevance-level", default="1", metavar="N", help="the lowest relevant grade (default 1)")
+    add_metric_options(p)
     p.add_argument("--references", metavar="FILE",
                    help="reference answers, JSONL {thread_id, turn, reference(s)} or {query_id: <thread_id>:<turn>, "
                         "reference(s)}: each turn's answer is then scored with the answer metrics (-a)")
@@ -47,15 +44,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.set_defaults(func=cmd_traces)
 
 
-def _evaluate(args: argparse.Namespace) -> Any:
+def _evaluate(args: argparse.Namespace, metrics: list[Any]) -> Any:
+    """Every retrieval step scored with ``metrics`` against --qrels, and the turns' figures."""
     from ..traces import evaluate_traces, read_trace_qrels, read_traces
-    from ._metrics import parse_ks
-    names = [n.strip() for item in args.metric or [] for n in item.split(",") if n.strip()] or None
-    metrics = resolve_metrics(names, parse_ks(args.k))
     try:
         qrels = read_trace_qrels(args.qrels)
-        return evaluate_traces(read_traces(args.input), qrels, metrics,
-                               relevance_level=relevance_level(args.relevance_level))
+        return evaluate_traces(read_traces(args.input), qrels, metrics, relevance_level=args.relevance_level)
     except (OSError, ValueError, TypeError) as exc:
         raise CLIError(one_line(exc)) from None
 
@@ -127,12 +121,13 @@ def cmd_traces(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if args.bootstrap < 1:
         raise CLIError(f"--bootstrap must be at least 1, got {args.bootstrap}")
     fmt = output_format(args.format, args.output)
+    metrics = read_metric_options(args)
     if args.qrels is None:
         summary = _inventory(args)
         text = json.dumps(summary, indent=2) + "\n" if fmt == "json" else \
             _summary_text(summary["counts"], summary["missing"])
     else:
         answers = _answers(args) if args.references else None
-        text = render_traces(_evaluate(args), fmt, args.by, args.bootstrap, answers)
+        text = render_traces(_evaluate(args, metrics), fmt, args.by, args.bootstrap, answers)
     emit(text, args.output, stdout, stderr)
     return 0
