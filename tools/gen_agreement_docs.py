@@ -15,17 +15,18 @@ the page differs.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the tools' shared module, also when loaded by path
+import demo_docs  # noqa: E402
+
+ROOT = demo_docs.ROOT
 PAGE = ROOT / "docs" / "agreement.md"
 START, END = "<!-- demo corrected tests: start -->", "<!-- demo corrected tests: end -->"
-PERMUTATIONS = 500  # what the tests' run uses
+PERMUTATIONS = demo_docs.PERMUTATIONS  # what the tests' run uses
 METRIC = "ndcg@10"
 DEFAULT_PERMUTATIONS = 2000  # rag-eval demo's default
 
@@ -56,48 +57,17 @@ def block(report: dict[str, Any]) -> str:
 
 def documented(page: str) -> str:
     """The text between the markers of ``docs/agreement.md``."""
-    start, end = page.index(START) + len(START), page.index(END)
-    return page[start:end].strip("\n") + "\n"
+    return demo_docs.documented(page, START, END)
 
 
 def rendered(page: str, report: dict[str, Any]) -> str:
     """``page`` with its block replaced by :func:`block` of ``report``."""
-    start, end = page.index(START) + len(START), page.index(END)
-    return page[:start] + "\n" + block(report) + page[end:]
-
-
-def run_small_demo(folder: Path) -> dict[str, Any]:
-    """``rag-eval demo --permutations 500`` on the two-document cut the tests use; its ``report.json``."""
-    sys.path.insert(0, str(ROOT / "tests"))
-    try:
-        from demo_support import run_demo_cli, write_small_demo_data
-    finally:
-        sys.path.remove(str(ROOT / "tests"))
-    data = write_small_demo_data(folder / "data")
-    code, _, err = run_demo_cli(["--output-dir", folder / "report", "--permutations", PERMUTATIONS], data)
-    if code != 0:
-        raise SystemExit(f"the demo failed:\n{err}")
-    return json.loads((folder / "report" / "report.json").read_text(encoding="utf-8"))
+    return demo_docs.replaced(page, START, END, block(report))
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--report", type=Path, help="take this report.json instead of running the demo")
-    parser.add_argument("--check", action="store_true", help="only report whether the page is up to date")
-    args = parser.parse_args(argv)
-    if args.report is not None:
-        report = json.loads(args.report.read_text(encoding="utf-8"))
-    else:
-        with tempfile.TemporaryDirectory() as tmp:
-            report = run_small_demo(Path(tmp))
-    page = PAGE.read_text(encoding="utf-8")
-    new = rendered(page, report)
-    if args.check:
-        print("docs/agreement.md: up to date" if new == page else "docs/agreement.md: differs from the demo's report")
-        return 0 if new == page else 1
-    PAGE.write_text(new, encoding="utf-8")
-    print("docs/agreement.md: rewritten" if new != page else "docs/agreement.md: up to date")
-    return 0
+    return demo_docs.main(argv, description=__doc__.splitlines()[0], page_path=PAGE, markers=(START, END),
+                          report_name="report.json", block=lambda text: block(json.loads(text)))
 
 
 if __name__ == "__main__":

@@ -14,16 +14,16 @@ the page differs.
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
-import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the tools' shared module, also when loaded by path
+import demo_docs  # noqa: E402
+
+ROOT = demo_docs.ROOT
 PAGE = ROOT / "docs" / "bench.md"
 START, END = "<!-- sample report: start -->", "<!-- sample report: end -->"
-PERMUTATIONS = 500  # what the tests' run uses
 PAIRED_ROWS, WORST_ROWS = 8, 3
 
 
@@ -81,48 +81,17 @@ def excerpt(report_md: str) -> str:
 
 def documented(page: str) -> str:
     """The text between the markers of ``docs/bench.md``."""
-    start, end = page.index(START) + len(START), page.index(END)
-    return page[start:end].strip("\n") + "\n"
+    return demo_docs.documented(page, START, END)
 
 
 def rendered(page: str, report_md: str) -> str:
     """``page`` with its block replaced by the excerpt of ``report_md``."""
-    start, end = page.index(START) + len(START), page.index(END)
-    return page[:start] + "\n" + excerpt(report_md) + page[end:]
-
-
-def run_small_demo(folder: Path) -> str:
-    """``rag-eval demo --permutations 500`` on the two-document cut the tests use; its ``report.md``."""
-    sys.path.insert(0, str(ROOT / "tests"))
-    try:
-        from demo_support import run_demo_cli, write_small_demo_data
-    finally:
-        sys.path.remove(str(ROOT / "tests"))
-    data = write_small_demo_data(folder / "data")
-    code, _, err = run_demo_cli(["--output-dir", folder / "report", "--permutations", PERMUTATIONS], data)
-    if code != 0:
-        raise SystemExit(f"the demo failed:\n{err}")
-    return (folder / "report" / "report.md").read_text(encoding="utf-8")
+    return demo_docs.replaced(page, START, END, excerpt(report_md))
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--report", type=Path, help="take this report.md instead of running the demo")
-    parser.add_argument("--check", action="store_true", help="only report whether the page is up to date")
-    args = parser.parse_args(argv)
-    if args.report is not None:
-        report_md = args.report.read_text(encoding="utf-8")
-    else:
-        with tempfile.TemporaryDirectory() as tmp:
-            report_md = run_small_demo(Path(tmp))
-    page = PAGE.read_text(encoding="utf-8")
-    new = rendered(page, report_md)
-    if args.check:
-        print("docs/bench.md: up to date" if new == page else "docs/bench.md: differs from the demo's report")
-        return 0 if new == page else 1
-    PAGE.write_text(new, encoding="utf-8")
-    print("docs/bench.md: rewritten" if new != page else "docs/bench.md: up to date")
-    return 0
+    return demo_docs.main(argv, description=__doc__.splitlines()[0], page_path=PAGE, markers=(START, END),
+                          report_name="report.md", block=excerpt)
 
 
 if __name__ == "__main__":
