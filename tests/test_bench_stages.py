@@ -149,8 +149,8 @@ def test_the_plan_estimates_the_embedding_time_from_a_measured_rate(tmp_path, mo
                        settings=BenchSettings(ks=(1, 3), e2e_limit=0, permutations=50))
     passages = list(dict.fromkeys(c.text for c in result.chunks["s32o8"]))
     queries = list(dict.fromkeys(c.query for c in result.cases))
-    probed = passages[:8]
-    left = 0.02 * (sum(map(len, passages)) - sum(map(len, probed)) + sum(map(len, queries)))
+    probed = passages[1:9]  # the first text is the warm-up (a model's first call loads it): timed apart
+    left = 0.02 * (sum(map(len, passages)) - sum(map(len, passages[:9])) + sum(map(len, queries)))
     assert f"; about {left:.0f} s to embed the rest at the rate measured here (8 chunk texts in " \
            f"{0.02 * sum(map(len, probed)):.2f} s; the time grows with chunk length)" in lines[0], lines[0]
     assert embedder.embedded == len(passages) + len(queries)  # the timed texts are not embedded again
@@ -165,6 +165,37 @@ def test_the_plan_estimates_the_embedding_time_from_a_measured_rate(tmp_path, mo
 # ------------------------------------------------------------------------- Ctrl-C during the embedding
 
 
+def test_a_models_first_call_that_loads_it_is_kept_out_of_the_measured_rate(tmp_path, monkeypatch):
+    import types
+
+    from rag_eval_adapters.bench import workload
+
+    clock = _Clock()
+    monkeypatch.setattr(workload, "time", types.SimpleNamespace(perf_counter=clock.perf_counter))
+
+    class Loading(HashEmbedder):
+        """0.02 s a character, and 30 s more on the first call (loading the model)."""
+
+        loaded = False
+
+        def _vectors(self, texts):
+            clock.now += 0.02 * sum(map(len, texts)) + (0 if self.loaded else 30.0)
+            self.loaded = True
+            return super()._vectors(texts)
+
+    lines = []
+    result = run_bench(documents(), case_records(), chunkings=["32:8"], retrievers=["e5"], rerankers=[],
+                       embedder=Loading(), cache_dir=tmp_path / "c", log=lines.append,
+                       settings=BenchSettings(ks=(1, 3), e2e_limit=0, permutations=50))
+    passages = list(dict.fromkeys(c.text for c in result.chunks["s32o8"]))
+    queries = list(dict.fromkeys(c.query for c in result.cases))
+    left = 0.02 * (sum(map(len, passages)) - sum(map(len, passages[:9])) + sum(map(len, queries)))
+    assert f"; about {left:.0f} s to embed the rest at the rate measured here (8 chunk texts in " \
+           f"{0.02 * sum(map(len, passages[1:9])):.2f} s;" in lines[0], lines[0]  # the 30 s load is not a rate
+    assert result.timings["shared_s"]["embed chunks of s32o8"] == pytest.approx(
+        30.0 + 0.02 * sum(map(len, passages)), abs=1e-3)  # but it is part of the time spent
+
+
 def test_ctrl_c_is_said_at_once_and_obeyed_at_the_next_batch_the_finished_batches_kept(tmp_path, monkeypatch):
     import os
     import signal
@@ -177,13 +208,13 @@ def test_ctrl_c_is_said_at_once_and_obeyed_at_the_next_batch_the_finished_batche
     calls = []
 
     class Interrupted(HashEmbedder):
-        """1 s a text (batches of 2 s: 2 texts, at least 4); a Ctrl-C arrives during its second passage call,
-        the first batch after the plan's probe."""
+        """1 s a text (batches of 2 s: 2 texts, at least 4); a Ctrl-C arrives during its third passage call,
+        the first batch after the plan's probe (its warm-up text, then 8 timed texts)."""
 
         def embed_passages(self, texts):
             calls.append(list(texts))
             clock.now += len(texts)
-            if len(calls) == 2:
+            if len(calls) == 3:
                 os.kill(os.getpid(), signal.SIGINT)
             return self._vectors(list(texts))
 
@@ -193,7 +224,7 @@ def test_ctrl_c_is_said_at_once_and_obeyed_at_the_next_batch_the_finished_batche
                   embedder=Interrupted(), cache_dir=tmp_path / "c", log=lines.append,
                   settings=BenchSettings(ks=(1, 3), e2e_limit=0))
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
-    assert [len(c) for c in calls] == [8, 4]  # the probe, then one batch of 4: stopped at its boundary
+    assert [len(c) for c in calls] == [1, 8, 3]  # the probe, then one batch of 4 (3 of them not probed): stopped
     stopping = next(i for i, line in enumerate(lines) if line.startswith("stopping after the current batch"))
     assert lines[stopping + 1] == ("stopped: embed chunks of s16o0: 12 of 16 texts embedded and kept in the "
                                    "cache; a new run goes on from there")

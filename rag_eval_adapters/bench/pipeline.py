@@ -164,7 +164,7 @@ def run_bench(
         shared = (embed_shared(plan.vectors, chunked.chunks, plan.cases, say, show, batch=batch_size(probe),
                                stop=stop) if plan.dense else {})
     if probe is not None:  # the texts timed for the plan's estimate are part of that shared work
-        shared[probe.label] = shared.get(probe.label, 0.0) + probe.seconds
+        shared[probe.label] = shared.get(probe.label, 0.0) + probe.total_seconds
     rankings = stages.rerank(plan, chunked, stages.retrieve(plan, chunked, show, say), show, say)
     judgments = stages.judge(plan, chunked, rankings)
     clock["retrieval"] = time.perf_counter()

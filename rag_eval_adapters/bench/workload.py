@@ -53,13 +53,21 @@ def cache_line(vectors: Any) -> str:
 @dataclass(frozen=True)
 class EmbeddingProbe:
     """A few chunk texts the cache did not hold, embedded and timed before the run: the measured rate the
-    plan's time estimate scales (by characters: a longer chunk costs more)."""
+    plan's time estimate scales (by characters: a longer chunk costs more). The first text embedded is timed
+    apart (``warmup_*``): a model's first call also loads it, a cost the rest of the run does not pay again."""
 
     texts: int
     chars: int
     seconds: float
     label: str
     """The part of the shared embedding these texts belong to (``"embed chunks of NAME"``)."""
+    warmup_chars: int = 0
+    warmup_seconds: float = 0.0
+
+    @property
+    def total_seconds(self) -> float:
+        """Every second the probe spent embedding (the warm-up text included)."""
+        return self.seconds + self.warmup_seconds
 
     @property
     def seconds_per_char(self) -> float:
@@ -67,20 +75,24 @@ class EmbeddingProbe:
 
 
 def probe_rate(vectors: Any, chunks: Mapping[str, Sequence[Chunk]], n: int = PROBE_TEXTS) -> EmbeddingProbe | None:
-    """Embed (into the cache: nothing is embedded twice) and time up to ``n`` chunk texts not cached yet, from the
-    first chunking that has any; None when every chunk text is cached."""
+    """Embed (into the cache: nothing is embedded twice) up to ``n + 1`` chunk texts not cached yet, from the
+    first chunking that has any, timing the first apart (the model's load) and the others for the rate; None when
+    every chunk text is cached."""
     for name, found in chunks.items():
         sample: list[str] = []
         for text in list(dict.fromkeys(c.text for c in found))[:PROBE_SCAN]:
             if vectors.count_missing([text], "passage"):
                 sample.append(text)
-                if len(sample) == n:
+                if len(sample) == n + 1:
                     break
         if sample:
+            warmup, timed = (sample[:1], sample[1:]) if len(sample) > 1 else ([], sample)
             start = time.perf_counter()
-            vectors.embed_passages(sample)
-            return EmbeddingProbe(len(sample), sum(map(len, sample)), time.perf_counter() - start,
-                                  f"embed chunks of {name}")
+            vectors.embed_passages(warmup)
+            loaded = time.perf_counter()
+            vectors.embed_passages(timed)
+            return EmbeddingProbe(len(timed), sum(map(len, timed)), time.perf_counter() - loaded,
+                                  f"embed chunks of {name}", sum(map(len, warmup)), loaded - start)
     return None
 
 
@@ -95,7 +107,7 @@ def duration(seconds: float) -> str:
 
 def _estimate(passages: list[str], queries: list[str], missing: tuple[int, int], probe: EmbeddingProbe) -> str:
     """The time left to embed, from the probe's rate per character, over the share of each side not cached."""
-    chars = sum(map(len, passages)) * missing[0] / max(1, len(passages)) - probe.chars
+    chars = sum(map(len, passages)) * missing[0] / max(1, len(passages)) - probe.chars - probe.warmup_chars
     chars += sum(map(len, queries)) * missing[1] / max(1, len(queries))
     left = max(0.0, chars) * probe.seconds_per_char
     return (f"{duration(left)} to embed the rest at the rate measured here ({probe.texts} chunk texts in "
