@@ -184,7 +184,7 @@ def demo_first_run(work: Path) -> bool:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", "import sys; from rag_eval_adapters.cli import main; "
-                           f"sys.exit(main(['demo', '--output-dir', {str(out)!r}]))"], env=env, capture_output=True,
+                           f"sys.exit(main(['demo', '--output', {str(out)!r}]))"], env=env, capture_output=True,
                           text=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -50,7 +50,7 @@ def demo_differences(report: Path, baseline: str, candidate: str) -> np.ndarray:
 def run_demo() -> Path:
     """Run ``rag-eval demo`` into a temporary folder; its ``report.json``."""
     folder = Path(tempfile.mkdtemp(prefix="gate-demo-"))
-    subprocess.run([sys.executable, "-m", "rag_eval_adapters.cli", "demo", "--output-dir", str(folder)],
+    subprocess.run([sys.executable, "-m", "rag_eval_adapters.cli", "demo", "--output", str(folder)],
                    check=True, capture_output=True, cwd=ROOT)
     return folder / "report.json"
 

@@ -1,7 +1,7 @@
 """``rag-eval meta-eval --builtin mtrag``: scorers of MTRAG's 477 rated answers against the mean human ratings.
 
 The answer metrics (``-m``, default ``grounding_lexical``) read each answer's passages, reference and
-conversation; ``--judge METRIC`` adds an LLM judge (``faithfulness`` against the passages...) through the same
+conversation; a judged ``-m METRIC`` adds an LLM judge (``faithfulness`` against the passages...) through the same
 records; the benchmark's own scores and the annotators' agreement are rows beside them.
 """
 
@@ -31,7 +31,7 @@ def _names(items: list[str] | None, default: tuple[str, ...]) -> list[str]:
 
 
 def _scorers(args: argparse.Namespace) -> dict[str, Any]:
-    """``{row name: scorer}`` of every ``-m`` metric and ``--judge`` metric."""
+    """``{row name: scorer}`` of every ``-m`` metric, judged ones included (in ``args.judge``)."""
     from ..agreement.mtrag import mtrag_judge_scorer, mtrag_metric_scorer
     from ..answers import parse_answer_metrics
     from ..judges import LLMJudge, is_judged_metric
@@ -48,7 +48,8 @@ def _scorers(args: argparse.Namespace) -> dict[str, Any]:
         if bad:
             raise CLIError(f"--judge {bad[0]}: not a judged metric; e.g. faithfulness, answer_correctness")
         if not args.judge_model:
-            raise CLIError("--judge needs a judge: give --judge-model (and --judge-base-url for a local server)")
+            raise CLIError(f"-m {judged[0]} is judged by an LLM: give --judge-model (and --judge-base-url for a local "
+                           "server)")
         cache = cache_file(args, "judge.sqlite", "mtrag.judge-cache.sqlite")
         judge = announce_judging(LLMJudge(judge_llm(args.judge_model, args.judge_base_url, args.judge_api_key_env),
                                           cache=cache))  # says each batch's cost before it is sent

@@ -97,7 +97,7 @@ def _read_folder(path: Path) -> tuple[dict[str, str], dict[str, Any]]:
 
 
 def load_corpus(path: str, chunk_size: int, chunk_overlap: int) -> tuple[list[dict], dict[str, Any] | None]:
-    """The chunks of ``--corpus`` (documents are chunked with LlamaIndex's SentenceSplitter) and, for a
+    """The chunks of ``--documents`` (documents are chunked with LlamaIndex's SentenceSplitter) and, for a
     folder, what was read and skipped (:meth:`~rag_eval_adapters.textfiles.FolderRead.counts`)."""
     source = Path(path)
     reading = None

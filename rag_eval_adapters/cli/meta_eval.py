@@ -44,7 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                              "dataset, query, gt_answer, model1, model2 and <label>_label on -2..2)")
     source.add_argument("--scores", metavar="FILE",
                         help="any scorer's values already computed, JSONL {query_id, <scorer>: value, ...} "
-                             "(a judge, an answer or retrieval metric), against --labels")
+                             "(a judge, an answer or retrieval metric), against --human-labels")
     p.add_argument("--human-labels", dest="labels", metavar="FILE",
                    help="with --scores: human labels, JSONL {query_id, <label>: value, ...}; text fields (e.g. "
                         "domain) can group the results with --group-by")
