@@ -51,3 +51,17 @@ def run_demo_cli(args: Sequence[str], data_dir: Path) -> tuple[int, str, str]:
         patch.setattr(demo, "data_path", lambda name: data_dir / name)
         code = main(["demo", *map(str, args)], stdout=out, stderr=err)
     return code, out.getvalue(), err.getvalue()
+
+
+def load_tool(name: str):
+    """``tools/NAME.py``, loaded by path (a development tool, not part of the package); the test is skipped where
+    the checkout's tools/ is absent."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "tools" / f"{name}.py"
+    if not path.is_file():
+        pytest.skip("tools/ is not part of an installed package")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

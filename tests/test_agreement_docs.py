@@ -2,29 +2,18 @@
 tests share (issue 30, item 24: the page had said 4 of 66 pairs and an adjusted p of 0.486 long after the demo
 changed)."""
 
-import importlib.util
 import json
 from pathlib import Path
 
-import pytest
+from demo_support import load_tool
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _generator():
-    path = ROOT / "tools" / "gen_agreement_docs.py"
-    if not path.is_file():
-        pytest.skip("tools/ is not part of an installed package")
-    spec = importlib.util.spec_from_file_location("gen_agreement_docs", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_corrected_tests_example_is_what_the_demo_run_writes(demo_run):
     code, _, err, folder = demo_run
     assert code == 0, err
-    generator = _generator()
+    generator = load_tool("gen_agreement_docs")
     report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
     page = (ROOT / "docs" / "agreement.md").read_text(encoding="utf-8")
     assert generator.documented(page) == generator.block(report), "regenerate with: python tools/gen_agreement_docs.py"
@@ -34,7 +23,7 @@ def test_the_corrected_tests_example_is_what_the_demo_run_writes(demo_run):
 
 
 def test_the_generator_counts_pairs_before_and_after_the_correction():
-    generator = _generator()
+    generator = load_tool("gen_agreement_docs")
     tests = [{"metric": "ndcg@10", "p_value": p, "adjusted_p_value": a}
              for p, a in ((0.001, 0.01), (0.02, 0.06), (0.3, 0.6))] + [{"metric": "mrr", "p_value": 0.0,
                                                                        "adjusted_p_value": 0.0}]

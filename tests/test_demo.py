@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from demo_support import run_demo_cli
+from demo_support import load_tool, run_demo_cli
 
 from rag_eval_adapters import evaluate, read_trec_qrels, read_trec_run
 from rag_eval_adapters.bench import load_cases
@@ -117,23 +117,10 @@ def test_rag_eval_evaluate_of_one_metric_gives_report_json_to_the_last_digit(dem
             assert evaluate(qrels, run, [metric]).mean == {metric: value}, (name, metric)
 
 
-def _gen_bench_docs():
-    """tools/gen_bench_docs.py, loaded by path (a development tool, not part of the package)."""
-    import importlib.util
-
-    path = TOOLS / "gen_bench_docs.py"
-    if not path.is_file():
-        pytest.skip("tools/ is not part of an installed package")
-    spec = importlib.util.spec_from_file_location("gen_bench_docs", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_sample_report_in_the_docs_is_what_this_run_writes(demo_run):
     # the demo run the tests share is the one docs/bench.md shows: same cut, same permutations
     _, _, _, folder = demo_run
-    generator = _gen_bench_docs()
+    generator = load_tool("gen_bench_docs")
     report_md = (folder / "report.md").read_text(encoding="utf-8")
     sample = generator.excerpt(report_md)
     page = (Path(__file__).resolve().parents[1] / "docs" / "bench.md").read_text(encoding="utf-8")

@@ -293,7 +293,9 @@ def test_default_types_stay_the_single_chunk_ones(openai_server):
 
 
 # --------------------------------------------------------------------------------------- the command
-def test_rag_eval_generate_types_multi_hop_unanswerable(openai_server, tmp_path, monkeypatch):
+def _generate(openai_server, tmp_path, monkeypatch, *options):
+    """``rag-eval generate`` on FILM's chunks against the local server (asked unanswerable questions about the
+    film's running time): exit code, stdout, stderr."""
     import io
 
     from rag_eval_adapters.cli import main
@@ -303,36 +305,31 @@ def test_rag_eval_generate_types_multi_hop_unanswerable(openai_server, tmp_path,
     openai_server.handler = handler_for(unanswerable=ask("How long is the running time of Northern Lights?"))
     monkeypatch.setenv("OPENAI_API_KEY", openai_server.api_key)
     out, err = io.StringIO(), io.StringIO()
-    code = main(["generate", "--corpus", str(corpus), "--llm-model", "gpt-4o-mini", "--llm-base-url",
-                 openai_server.base_url, "--min-chunk-chars", "10", "--samples", "3", "--types",
-                 "multi_hop,unanswerable", "--check-embedder", "none", "--output", str(tmp_path / "t.jsonl")],
+    code = main(["generate", "--documents", str(corpus), "--llm-base-url", openai_server.base_url, *map(str, options)],
                 stdout=out, stderr=err)
-    assert code == 0, err.getvalue()
-    summary = json.loads(out.getvalue())
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_rag_eval_generate_types_multi_hop_unanswerable(openai_server, tmp_path, monkeypatch):
+    code, out, err = _generate(openai_server, tmp_path, monkeypatch, "--llm-model", "gpt-4o-mini",
+                               "--min-chunk-chars", "10", "--samples", "3", "--types", "multi_hop,unanswerable",
+                               "--check-embedder", "none", "--output", tmp_path / "t.jsonl")
+    assert code == 0, err
+    summary = json.loads(out)
     cases = read_testset(tmp_path / "t.jsonl").cases
     assert sorted(c.query_type for c in cases) == ["multi_hop", "unanswerable"]
     assert summary["dropped"] == {"no_pair": 1}  # film+berg is asked once; the rock chunk shares no rare term
-    assert "no_pair 1" in err.getvalue()
-    code = main(["generate", "--corpus", str(corpus), "--llm-model", "m", "--llm-base-url", openai_server.base_url,
-                 "--types", "multi_hop,trivia", "--output", str(tmp_path / "u.jsonl")], stdout=out, stderr=err)
-    assert code == 2 and "multi_hop, unanswerable" in err.getvalue()
+    assert "no_pair 1" in err
+    code, _, err = _generate(openai_server, tmp_path, monkeypatch, "--llm-model", "m", "--types", "multi_hop,trivia",
+                             "--output", tmp_path / "u.jsonl")
+    assert code == 2 and "multi_hop, unanswerable" in err
 
 
 def test_rag_eval_generate_checks_unanswerable_with_the_named_embedder(openai_server, tmp_path, monkeypatch):
-    import io
-
-    from rag_eval_adapters.cli import main
-
-    corpus = tmp_path / "chunks.jsonl"
-    corpus.write_text("".join(json.dumps(c) + "\n" for c in chunks_of(FILM)), encoding="utf-8")
-    openai_server.handler = handler_for(unanswerable=ask("How long is the running time of Northern Lights?"))
-    monkeypatch.setenv("OPENAI_API_KEY", openai_server.api_key)
-    out, err = io.StringIO(), io.StringIO()
-    code = main(["generate", "--corpus", str(corpus), "--llm-model", "gpt-4o-mini", "--llm-base-url",
-                 openai_server.base_url, "--min-chunk-chars", "10", "--samples", "1", "--types", "unanswerable",
-                 "--check-embedder", "openai:text-embedding-3-small", "--output", str(tmp_path / "t.jsonl")],
-                stdout=out, stderr=err)
-    assert code == 0, err.getvalue()
+    code, _, err = _generate(openai_server, tmp_path, monkeypatch, "--llm-model", "gpt-4o-mini",
+                             "--min-chunk-chars", "10", "--samples", "1", "--types", "unanswerable",
+                             "--check-embedder", "openai:text-embedding-3-small", "--output", tmp_path / "t.jsonl")
+    assert code == 0, err
     (case,) = read_testset(tmp_path / "t.jsonl").cases
     assert case.confirmed_by == ["lexical", "embedding"]
     assert openai_server.embedding_requests  # the chunks and the question were embedded
